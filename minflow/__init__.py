@@ -1,0 +1,46 @@
+"""minflow: a small deep-learning runtime with PyTorch's surface.
+
+Ops are declared once (minflow.ops), run by kernels chosen per device and dtype
+(minflow.kernels), and differentiated by per-op grad functions (minflow.autograd).
+"""
+from .core.dtype import (bool, int32, int64, float16, float32, float64, DType,  # noqa: A004
+                         get_default_dtype, set_default_dtype, promote_types, result_type)
+from .core.device import Device, device, cuda_is_available
+from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .core.random import Generator, manual_seed, initial_seed, seed, default_generator
+from .core.tensor import Size, Tensor
+from .core import dispatch as _dispatch
+from .ops import copy as _ops_copy, creation as _ops_creation, elementwise as _ops_elementwise
+from .ops import reduce as _ops_reduce, shape as _ops_shape
+from . import kernels as _kernels
+from .kernels.generic import copy as _k_copy, creation as _k_creation, reduce as _k_reduce
+from .kernels.generic import shape as _k_shape
+from .autograd.grads import elementwise as _g_ew, reduce as _g_reduce, shape as _g_shape
+from . import autograd
+from .core.namespace import F as _F
+
+_dispatch._late_imports()
+
+float = float32  # noqa: A001  (minflow.float, as torch.float)
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+
+
+def _export_functions():
+    """Make every public function a module attribute: ``minflow.add``, ``minflow.zeros``..."""
+    for name, fn in vars(_F).items():
+        if not name.startswith("_"):
+            globals().setdefault(name, fn)
+
+
+_export_functions()
+
+
+def is_tensor(obj):
+    """True if ``obj`` is a minflow Tensor."""
+    return isinstance(obj, Tensor)
+
+
+__version__ = "0.1.0"

@@ -1,0 +1,218 @@
+"""The backward engine: walks the tape from the roots in dependency order.
+
+Each node runs once every node that feeds it gradients has run (Kahn's algorithm over
+the edges reachable from the roots). Gradients arriving at one output are summed; leaf
+nodes accumulate into ``.grad``; ``autograd.grad`` captures gradients instead.
+"""
+from ..core.namespace import F
+from ..core.grad_mode import set_grad_enabled
+from ..core.tensor import Tensor
+from .node import AccumulateGrad, _anomaly, grad_accumulator
+
+__all__ = ["backward", "grad"]
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def _root_grads(outputs, grad_outputs, where):
+    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"{where}: got {len(grads)} gradients for {len(outputs)} outputs")
+    roots = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{where}: expected outputs[{i}] to be a Tensor, got "
+                            f"{type(out).__name__}")
+        if not out._requires_grad:
+            raise RuntimeError(f"{where}: element {i} of tensors does not require grad and "
+                               f"does not have a grad_fn")
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError(f"{where}: grad can be implicitly created only for scalar "
+                                   f"outputs; got shape {list(out.shape)}, pass gradient=")
+            g = F.ones_like(out)
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"{where}: expected gradient[{i}] to be a Tensor, got "
+                            f"{type(g).__name__}")
+        elif tuple(g.shape) != tuple(out.shape):
+            raise RuntimeError(f"{where}: mismatch in shape: gradient[{i}] has shape "
+                               f"{list(g.shape)} and output[{i}] has shape {list(out.shape)}")
+        roots.append((_node_of(out), out._output_nr, g))
+    return roots
+
+
+def _node_of(t):
+    return t.grad_fn if t.grad_fn is not None else grad_accumulator(t)
+
+
+def _dependencies(roots):
+    deps, seen, stack = {}, set(), [node for node, _, _ in roots]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for edge in node.next_edges:
+            if edge is not None:
+                deps[id(edge[0])] = deps.get(id(edge[0]), 0) + 1
+                stack.append(edge[0])
+    return deps
+
+
+def _accumulate(buffers, node, nr, g):
+    buf = buffers.get(id(node))
+    if buf is None:
+        buf = buffers[id(node)] = (node, [None] * len(node.out_meta))
+    slots = buf[1]
+    slots[nr] = g if slots[nr] is None else slots[nr] + g
+
+
+def _run(roots, retain_graph, create_graph, captures=None):
+    """Execute the graph. With ``captures`` ({(id(node), nr): [grad]}), fill those slots
+    and leave ``.grad`` alone, as ``autograd.grad`` does."""
+    deps = _dependencies(roots)
+    buffers = {}
+    for node, nr, g in roots:
+        _accumulate(buffers, node, nr, g)
+    ready = [node for node, _, _ in roots if deps.get(id(node), 0) == 0]
+    with set_grad_enabled(create_graph):
+        while ready:
+            node = ready.pop()
+            _, grads = buffers.pop(id(node))
+            if any(g is not None for g in grads):
+                _pre_hooks(node, grads, captures, create_graph)
+                if isinstance(node, AccumulateGrad):
+                    if captures is None:
+                        _accumulate_leaf(node.leaf_ref(), grads[0], create_graph)
+                else:
+                    _route(node, _apply(node, grads), buffers)
+            if not retain_graph and not isinstance(node, AccumulateGrad):
+                node.release()
+            for edge in node.next_edges:
+                if edge is not None:
+                    child = edge[0]
+                    deps[id(child)] -= 1
+                    if deps[id(child)] == 0:
+                        if id(child) not in buffers:
+                            buffers[id(child)] = (child, [None] * len(child.out_meta))
+                        ready.append(child)
+
+
+def _pre_hooks(node, grads, captures, create_graph):
+    if node.hooks:
+        for nr, hooks in node.hooks.items():
+            if grads[nr] is not None:
+                for hook in list(hooks):
+                    new = hook(grads[nr])
+                    if new is not None:
+                        grads[nr] = new
+    if node.retained:
+        for nr, ref in node.retained.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                t.grad = grads[nr] if create_graph else grads[nr].detach()
+    if captures is not None:
+        for nr, g in enumerate(grads):
+            slot = captures.get((id(node), nr))
+            if slot is not None:
+                slot[0] = g
+
+
+def _apply(node, grads):
+    for nr, (shape, dtype, device) in enumerate(node.out_meta):
+        if grads[nr] is None and dtype.is_floating_point:
+            grads[nr] = F.zeros(shape, dtype=dtype, device=device)
+    flat = []
+    for g in node.apply(grads):
+        if isinstance(g, list):
+            flat.extend(g)
+        else:
+            flat.append(g)
+    if len(flat) != len(node.next_edges):
+        raise RuntimeError(f"{node.name()}: apply returned {len(flat)} gradients, expected "
+                           f"{len(node.next_edges)} (one per input)")
+    if _anomaly[0]:
+        _check_finite(node, flat)
+    return flat
+
+
+def _route(node, grads_in, buffers):
+    for i, (edge, g) in enumerate(zip(node.next_edges, grads_in)):
+        if edge is None or g is None:
+            continue
+        child, nr = edge
+        shape, dtype, _ = child.out_meta[nr]
+        if tuple(g.shape) != tuple(shape):
+            raise RuntimeError(f"{node.name()} returned an invalid gradient at index {i}: got "
+                               f"shape {list(g.shape)} but expected shape {list(shape)}")
+        if g.dtype is not dtype:
+            g = g.to(dtype)
+        _accumulate(buffers, child, nr, g)
+
+
+def _check_finite(node, grads):
+    for i, g in enumerate(grads):
+        if g is None or not g.dtype.is_floating_point or g.device.type == "meta":
+            continue
+        if not bool(F.isfinite(g.detach()).all()):
+            raise RuntimeError(f"Function '{node.name()}' returned nan or inf values in its "
+                               f"{i}th output; the forward op '{node.op_name}' was created at "
+                               f"{node.source or '<unknown source>'}")
+
+
+def _accumulate_leaf(leaf, g, create_graph):
+    if leaf is None or g is None:
+        return
+    if not create_graph:
+        g = g.detach()
+    if leaf.grad is None:
+        # NOTE: a fresh grad may alias another tensor's storage (e.g. an expand view);
+        # clone so that later in-place accumulation never writes into it.
+        leaf.grad = g if g._base is None or create_graph else g.clone()
+    else:
+        leaf.grad = leaf.grad + g
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Compute gradients of ``tensors`` and accumulate them into the leaves' ``.grad``."""
+    outputs = _as_tuple(tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        found = grad(outputs, inputs, grad_tensors, retain_graph, create_graph,
+                     allow_unused=True)
+        for t, g in zip(inputs, found):
+            _accumulate_leaf(t, g, create_graph)
+        return
+    _run(_root_grads(outputs, grad_tensors, "backward"), retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None):
+    """Return d(outputs)/d(inputs) without touching ``.grad`` (as ``torch.autograd.grad``)."""
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    roots = _root_grads(outputs, grad_outputs, "autograd.grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    captures, keys = {}, []
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor) or not t._requires_grad:
+            raise RuntimeError(f"autograd.grad: inputs[{i}] does not require grad")
+        key = (id(_node_of(t)), t._output_nr)
+        keys.append(key)
+        captures.setdefault(key, [None])
+    _run(roots, retain_graph, create_graph, captures)
+    result = []
+    for i, key in enumerate(keys):
+        g = captures[key][0]
+        if g is None and not allow_unused:
+            raise RuntimeError(f"autograd.grad: One of the differentiated Tensors (inputs[{i}]) "
+                               f"appears to not have been used in the graph. Set "
+                               f"allow_unused=True if this is the desired behavior.")
+        result.append(g if g is None or create_graph else g.detach())
+    return tuple(result)

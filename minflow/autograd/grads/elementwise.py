@@ -1,0 +1,330 @@
+"""Grad functions of the elementwise ops: each one captures what apply needs, and apply
+is written with minflow ops, so it can itself be differentiated."""
+from ...core.namespace import F
+from ..node import GradFunction, register_grad
+from .util import is_tensor, shape_of, sum_to
+
+
+class UnaryGrad(GradFunction):
+    """Saves the input (``save="input"``) or the output (``save="output"``)."""
+
+    save = "input"
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        if ctx.needs_input_grad[0]:
+            ctx.save_for_backward(inputs[0] if self.save == "input" else outputs[0])
+
+    def apply(self, ctx, grad_out):
+        (saved,) = ctx.saved_tensors
+        return self.grad(grad_out, saved)
+
+
+def _unary(name, save="input"):
+    def decorate(fn):
+        cls = type(f"{name.capitalize()}Grad", (UnaryGrad,),
+                   {"save": save, "grad": staticmethod(fn), "__doc__": fn.__doc__})
+        register_grad(name)(cls)
+        return fn
+    return decorate
+
+
+@register_grad("neg")
+class NegGrad(GradFunction):
+    def capture(self, ctx, inputs, outputs, attrs):
+        pass
+
+    def apply(self, ctx, grad_out):
+        return -grad_out
+
+
+@_unary("abs")
+def _abs(grad_out, x):
+    """d|x| = sign(x) (0 at 0, as PyTorch)."""
+    return grad_out * F.sign(x)
+
+
+@_unary("exp", save="output")
+def _exp(grad_out, out):
+    return grad_out * out
+
+
+@_unary("expm1", save="output")
+def _expm1(grad_out, out):
+    return grad_out * (out + 1)
+
+
+@_unary("log")
+def _log(grad_out, x):
+    return grad_out / x
+
+
+@_unary("log1p")
+def _log1p(grad_out, x):
+    return grad_out / (x + 1)
+
+
+@_unary("sqrt", save="output")
+def _sqrt(grad_out, out):
+    return grad_out / (out * 2)
+
+
+@_unary("rsqrt", save="output")
+def _rsqrt(grad_out, out):
+    return grad_out * out * out * out * -0.5
+
+
+@_unary("square")
+def _square(grad_out, x):
+    return grad_out * x * 2
+
+
+@_unary("reciprocal", save="output")
+def _reciprocal(grad_out, out):
+    return -grad_out * out * out
+
+
+@_unary("sin")
+def _sin(grad_out, x):
+    return grad_out * F.cos(x)
+
+
+@_unary("cos")
+def _cos(grad_out, x):
+    return -grad_out * F.sin(x)
+
+
+@_unary("tanh", save="output")
+def _tanh(grad_out, out):
+    return grad_out * (1 - out * out)
+
+
+@_unary("sigmoid", save="output")
+def _sigmoid(grad_out, out):
+    return grad_out * out * (1 - out)
+
+
+class ZeroGrad(GradFunction):
+    """Piecewise-constant ops (sign, floor, ...): the gradient is zero almost everywhere."""
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.is_tensor = tuple(is_tensor(x) for x in inputs)
+        ctx.shapes = tuple(shape_of(x) for x in inputs)
+
+    def apply(self, ctx, grad_out):
+        return tuple(F.zeros(s, dtype=grad_out.dtype, device=grad_out.device) if t else None
+                     for t, s in zip(ctx.is_tensor, ctx.shapes))
+
+
+for _name in ("sign", "floor", "ceil", "round", "floor_divide"):
+    register_grad(_name)(type(f"{_name.capitalize()}Grad", (ZeroGrad,), {}))
+
+
+class BinaryGrad(GradFunction):
+    """Base for broadcasting binary ops: grads are summed back to each input's shape."""
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.shapes = tuple(shape_of(x) for x in inputs)
+        self.save(ctx, inputs, outputs)
+
+    def save(self, ctx, inputs, outputs):
+        pass
+
+    def apply(self, ctx, grad_out):
+        grads = self.grads(ctx, grad_out)
+        return tuple(None if g is None or not need else sum_to(g, s)
+                     for g, need, s in zip(grads, ctx.needs_input_grad, ctx.shapes))
+
+
+@register_grad("add")
+class AddGrad(BinaryGrad):
+    def grads(self, ctx, grad_out):
+        return grad_out, grad_out
+
+
+@register_grad("sub")
+class SubGrad(BinaryGrad):
+    def grads(self, ctx, grad_out):
+        return grad_out, -grad_out if ctx.needs_input_grad[1] else None
+
+
+@register_grad("mul")
+class MulGrad(BinaryGrad):
+    def save(self, ctx, inputs, outputs):
+        x, y = inputs
+        need_x, need_y = ctx.needs_input_grad
+        ctx.scalars = (None if is_tensor(x) else x, None if is_tensor(y) else y)
+        ctx.save_for_backward(x if need_y and is_tensor(x) else None,
+                              y if need_x and is_tensor(y) else None)
+
+    def grads(self, ctx, grad_out):
+        x, y = ctx.saved_tensors
+        sx, sy = ctx.scalars
+        need_x, need_y = ctx.needs_input_grad
+        return (grad_out * (y if y is not None else sy) if need_x else None,
+                grad_out * (x if x is not None else sx) if need_y else None)
+
+
+@register_grad("div")
+class DivGrad(BinaryGrad):
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.rounding = attrs["rounding_mode"]
+        super().capture(ctx, inputs, outputs, attrs)
+
+    def save(self, ctx, inputs, outputs):
+        y = inputs[1]
+        ctx.scalar_y = None if is_tensor(y) else y
+        ctx.save_for_backward(y if is_tensor(y) else None,
+                              outputs[0] if ctx.needs_input_grad[1] else None)
+
+    def grads(self, ctx, grad_out):
+        y, out = ctx.saved_tensors
+        y = y if y is not None else ctx.scalar_y
+        need_x, need_y = ctx.needs_input_grad
+        return (grad_out / y if need_x else None,
+                -grad_out * out / y if need_y else None)
+
+    def apply(self, ctx, grad_out):
+        if ctx.rounding is not None:       # trunc / floor division: piecewise constant
+            return tuple(F.zeros(s, dtype=grad_out.dtype, device=grad_out.device) if need
+                         else None for need, s in zip(ctx.needs_input_grad, ctx.shapes))
+        return super().apply(ctx, grad_out)
+
+
+@register_grad("remainder")
+class RemainderGrad(BinaryGrad):
+    def save(self, ctx, inputs, outputs):
+        x, y = inputs
+        ctx.save_for_backward(x if is_tensor(x) else None, y if is_tensor(y) else None)
+        ctx.scalars = inputs
+
+    def grads(self, ctx, grad_out):
+        x, y = ctx.saved_tensors
+        x = x if x is not None else ctx.scalars[0]
+        y = y if y is not None else ctx.scalars[1]
+        return grad_out, -grad_out * F.floor_divide(x, y) if ctx.needs_input_grad[1] else None
+
+
+@register_grad("pow")
+class PowGrad(BinaryGrad):
+    def save(self, ctx, inputs, outputs):
+        x, y = inputs
+        ctx.scalars = (None if is_tensor(x) else x, None if is_tensor(y) else y)
+        ctx.save_for_backward(x if is_tensor(x) else None, y if is_tensor(y) else None,
+                              outputs[0] if ctx.needs_input_grad[1] else None)
+
+    def grads(self, ctx, grad_out):
+        x, y, out = ctx.saved_tensors
+        x = x if x is not None else ctx.scalars[0]
+        y = y if y is not None else ctx.scalars[1]
+        need_x, need_y = ctx.needs_input_grad
+        grad_x = grad_y = None
+        if need_x:
+            if is_tensor(y):
+                # NOTE: d(x^0)/dx is 0 even at x = 0, where x^(y-1) would be inf.
+                grad_x = F.where(F.eq(y, 0), 0.0, grad_out * y * F.pow(x, y - 1))
+            else:
+                grad_x = grad_out * 0.0 if y == 0 else grad_out * y * F.pow(x, y - 1)
+        if need_y:
+            # PyTorch's convention: the y-gradient at x = 0 is 0, not nan.
+            log_x = F.log(F.where(F.eq(x, 0), 1.0, x)) if is_tensor(x) else _log_scalar(x)
+            grad_y = grad_out * out * log_x
+        return grad_x, grad_y
+
+
+def _log_scalar(x):
+    import math
+    return math.log(x) if x > 0 else (0.0 if x == 0 else float("nan"))
+
+
+class MinMaxGrad(BinaryGrad):
+    """maximum / minimum: the gradient goes to the chosen input, half each on ties."""
+
+    def save(self, ctx, inputs, outputs):
+        x, y = inputs
+        ctx.scalars = inputs
+        ctx.save_for_backward(x if is_tensor(x) else None, y if is_tensor(y) else None)
+
+    def grads(self, ctx, grad_out):
+        x, y = ctx.saved_tensors
+        x = x if x is not None else ctx.scalars[0]
+        y = y if y is not None else ctx.scalars[1]
+        pick_x = F.gt(x, y) if self.op.name == "maximum" else F.lt(x, y)
+        tie = F.eq(x, y)
+        half = grad_out * 0.5
+        grad_x = F.where(pick_x, grad_out, F.where(tie, half, 0.0))
+        grad_y = F.where(pick_x, 0.0, F.where(tie, half, grad_out))
+        return grad_x, grad_y
+
+
+register_grad("maximum")(type("MaximumGrad", (MinMaxGrad,), {}))
+register_grad("minimum")(type("MinimumGrad", (MinMaxGrad,), {}))
+
+
+@register_grad("where")
+class WhereGrad(BinaryGrad):
+    def save(self, ctx, inputs, outputs):
+        ctx.save_for_backward(inputs[0])
+
+    def grads(self, ctx, grad_out):
+        (condition,) = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return (None,
+                F.where(condition, grad_out, 0.0) if need[1] else None,
+                F.where(condition, 0.0, grad_out) if need[2] else None)
+
+
+@register_grad("clamp")
+class ClampGrad(GradFunction):
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.save_for_backward(inputs[0])
+        ctx.min, ctx.max = attrs["min"], attrs["max"]
+
+    def apply(self, ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        keep = None
+        if ctx.min is not None:
+            keep = F.ge(x, ctx.min)
+        if ctx.max is not None:
+            upper = F.le(x, ctx.max)
+            keep = upper if keep is None else F.logical_and(keep, upper)
+        return F.where(keep, grad_out, 0.0)
+
+
+@register_grad("masked_fill")
+class MaskedFillGrad(GradFunction):
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.save_for_backward(inputs[1])
+
+    def apply(self, ctx, grad_out):
+        (mask,) = ctx.saved_tensors
+        return F.masked_fill(grad_out, mask, 0.0), None
+
+
+@register_grad("clone")
+class CloneGrad(GradFunction):
+    def capture(self, ctx, inputs, outputs, attrs):
+        pass
+
+    def apply(self, ctx, grad_out):
+        return grad_out
+
+
+register_grad("contiguous")(type("ContiguousGrad", (CloneGrad,), {}))
+
+
+@register_grad("cast")
+class CastGrad(GradFunction):
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.dtype = inputs[0].dtype
+
+    def apply(self, ctx, grad_out):
+        return F.cast(grad_out, ctx.dtype)
+
+
+@register_grad("to_device")
+class ToDeviceGrad(GradFunction):
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.device = inputs[0].device
+
+    def apply(self, ctx, grad_out):
+        return F.to_device(grad_out, ctx.device)

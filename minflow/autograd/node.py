@@ -1,0 +1,255 @@
+"""The tape: grad functions registered per op, and the nodes recorded as ops run.
+
+A ``GradFunction`` has three steps, as OneFlow's OpExprGradFunction:
+  init(op)                                   once, when registered for an op
+  capture(ctx, inputs, outputs, attrs)       each forward call: save what backward needs
+  apply(ctx, *grad_outs) -> grads of inputs  in backward, computed with minflow ops,
+                                             so backward is itself differentiable
+"""
+import sys
+import weakref
+
+from ..core.tensor import Tensor
+from ..ops.registry import get_op
+
+__all__ = ["GradFunction", "register_grad", "GradContext", "Node", "record"]
+
+
+class GradFunction:
+    """Base class of per-op backward rules; see the module docstring."""
+
+    def init(self, op):
+        self.op = op
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        raise NotImplementedError
+
+    def apply(self, ctx, *grad_outs):
+        raise NotImplementedError
+
+
+def register_grad(op_name):
+    """Class decorator: make ``cls()`` the grad function of ``op_name``."""
+    def decorator(cls):
+        op = get_op(op_name)
+        if not op.differentiable:
+            raise ValueError(f"register_grad({op_name!r}): op has the no_grad trait")
+        if op.grad is not None:
+            raise ValueError(f"register_grad({op_name!r}): a grad function is already "
+                             f"registered ({type(op.grad).__name__})")
+        fn = cls()
+        fn.init(op)
+        op.grad = fn
+        return cls
+    return decorator
+
+
+class _Saved:
+    """A tensor saved for backward, with the version it had when saved."""
+
+    __slots__ = ("tensor", "version", "is_output", "output_nr")
+
+    def __init__(self, tensor, is_output, output_nr):
+        self.version = tensor._share_version()[0]
+        self.is_output, self.output_nr = is_output, output_nr
+        if is_output:
+            # NOTE: an output keeps its node alive through grad_fn; saving it as is would
+            # make a cycle node -> ctx -> output -> node. Save a bare alias instead and
+            # re-attach the node on unpack.
+            alias = Tensor._make(tensor._data, tensor.dtype, tensor.device)
+            alias._version = tensor._version
+            alias._requires_grad = tensor._requires_grad
+            tensor = alias
+        self.tensor = tensor
+
+
+class GradContext:
+    """Per-call state a grad function's capture fills and its apply reads."""
+
+    def __init__(self, node, needs_input_grad, outputs):
+        self._node = node
+        self._outputs = outputs
+        self._saved = ()
+        self._released = False
+        self.needs_input_grad = needs_input_grad
+
+    def save_for_backward(self, *tensors):
+        """Save tensors (or None) for apply; in-place changes to them are detected."""
+        outs = self._outputs
+        saved = []
+        for t in tensors:
+            if t is None:
+                saved.append(None)
+                continue
+            nr = next((i for i, o in enumerate(outs) if o is t), -1)
+            saved.append(_Saved(t, nr >= 0, nr))
+        self._saved = tuple(saved)
+
+    @property
+    def saved_tensors(self):
+        if self._released:
+            raise RuntimeError(
+                f"{self._node.name()}: Trying to backward through the graph a second time "
+                f"(or directly access saved tensors after they have already been freed). "
+                f"Specify retain_graph=True if you need to backward a second time.")
+        result = []
+        for s in self._saved:
+            if s is None:
+                result.append(None)
+                continue
+            now = s.tensor._share_version()[0]
+            if now != s.version:
+                what = f"output {s.output_nr}" if s.is_output else "an input"
+                raise RuntimeError(
+                    f"one of the variables needed for gradient computation has been modified "
+                    f"by an inplace operation: {what} of {self._node.name()} (op "
+                    f"'{self._node.op_name}') is at version {now}; expected version "
+                    f"{s.version} instead")
+            t = s.tensor
+            if s.is_output and t._requires_grad:
+                t = Tensor._make(t._data, t.dtype, t.device)
+                t._version, t._requires_grad = s.tensor._version, True
+                t.grad_fn, t._output_nr = self._node, s.output_nr
+            result.append(t)
+        return tuple(result)
+
+    def release(self):
+        if self._saved:
+            self._released = True
+            self._saved = ()
+
+
+class Node:
+    """One recorded op in the tape: its grad function, context and edges to its inputs."""
+
+    __slots__ = ("fn", "ctx", "next_edges", "op_name", "out_meta", "hooks", "retained",
+                 "source", "__weakref__")
+
+    def __init__(self, fn, op_name, next_edges, out_meta):
+        self.fn, self.op_name, self.next_edges = fn, op_name, next_edges
+        self.out_meta = out_meta      # (shape, dtype, device) per output, for zero grads
+        self.ctx = None
+        self.hooks = None             # {output_nr: [hook, ...]}
+        self.retained = None          # {output_nr: weakref to tensor}
+        self.source = None            # user's source line, under detect_anomaly
+
+    def name(self):
+        return "".join(p.capitalize() for p in self.op_name.split("_")) + "Backward0"
+
+    def __repr__(self):
+        return f"<{self.name()}>"
+
+    def apply(self, grad_outs):
+        result = self.fn.apply(self.ctx, *grad_outs)
+        return result if isinstance(result, tuple) else (result,)
+
+    def register_hook(self, output_nr, hook):
+        from ..core.tensor import _HookHandle
+        if self.hooks is None:
+            self.hooks = {}
+        return _HookHandle(self.hooks.setdefault(output_nr, []), hook)
+
+    def retain_grad(self, tensor):
+        if self.retained is None:
+            self.retained = {}
+        self.retained[tensor._output_nr] = weakref.ref(tensor)
+
+    def retains(self, tensor):
+        return bool(self.retained) and tensor._output_nr in self.retained
+
+    def release(self):
+        if self.ctx is not None:
+            self.ctx.release()
+
+
+class AccumulateGrad:
+    """The node at a leaf: accumulates into ``leaf.grad`` after the leaf's hooks.
+
+    One per leaf tensor (kept on the tensor), so a leaf used twice gets one summed grad.
+    """
+
+    __slots__ = ("leaf_ref", "hooks", "out_meta", "__weakref__")
+    next_edges = ()
+    op_name = "accumulate_grad"
+    retained = source = None
+
+    def __init__(self, leaf):
+        self.leaf_ref = weakref.ref(leaf)
+        self.hooks = None
+        self.out_meta = ((leaf._data.shape, leaf.dtype, leaf.device),)
+
+    def name(self):
+        return "AccumulateGrad"
+
+    register_hook = Node.register_hook
+
+    def release(self):
+        pass
+
+
+def grad_accumulator(leaf):
+    """The leaf's AccumulateGrad node, made on first need."""
+    acc = leaf._grad_acc
+    if acc is None:
+        acc = leaf._grad_acc = AccumulateGrad(leaf)
+    return acc
+
+
+def _edge(t):
+    if not t._requires_grad:
+        return None
+    if t.grad_fn is None:
+        return (t._grad_acc or grad_accumulator(t), 0)
+    return (t.grad_fn, t._output_nr)
+
+
+def record(op, inputs, attrs, outputs):
+    """Add a node for ``op`` to the tape: called by the eager interpreter."""
+    fn = op.grad
+    if fn is None:
+        raise RuntimeError(f"{op.name}: no grad function is registered for this "
+                           f"differentiable op, so it cannot be used on tensors that require "
+                           f"grad (register one with minflow.autograd.register_grad)")
+    edges, needs = [], []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            e = _edge(x)
+            edges.append(e)
+            needs.append(e is not None)
+        elif isinstance(x, (list, tuple)):
+            sub = [_edge(y) if isinstance(y, Tensor) else None for y in x]
+            edges.extend(sub)
+            needs.append(tuple(e is not None for e in sub))
+        else:
+            edges.append(None)
+            needs.append(False)
+    out_meta = tuple((o._data.shape, o.dtype, o.device) for o in outputs)
+    node = Node(fn, op.name, tuple(edges), out_meta)
+    ctx = GradContext(node, tuple(needs), outputs)
+    node.ctx = ctx
+    fn.capture(ctx, inputs, outputs, attrs)
+    ctx._outputs = None
+    for nr, out in enumerate(outputs):
+        if out.dtype.is_floating_point:
+            out._requires_grad = True
+            out.grad_fn, out._output_nr = node, nr
+    if _anomaly[0]:
+        node.source = user_source_line()
+    return node
+
+
+_anomaly = [False]
+
+
+def user_source_line():
+    """``file:line`` of the innermost frame outside the minflow package."""
+    import os
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(pkg):
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+

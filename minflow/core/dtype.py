@@ -1,0 +1,149 @@
+"""Data types and PyTorch's type promotion rules.
+
+A ``DType`` wraps a numpy dtype (cupy uses the same dtype objects). Promotion follows
+PyTorch: tensors with dimensions outrank zero-dim tensors, which outrank Python
+scalars, and a lower tier only matters when it belongs to a higher category
+(bool < integer < floating). So ``int32_tensor + 2.5`` is float32 (the default float),
+while ``float16_tensor + 2.5`` stays float16.
+"""
+import numpy as np
+
+__all__ = [
+    "DType", "bool", "int32", "int64", "float16", "float32", "float64",
+    "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "as_dtype",
+]
+
+_builtin_bool = bool
+
+
+class DType:
+    """A minflow dtype: ``minflow.float32`` etc. Compares by identity; one object per dtype."""
+
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "category", "rank")
+
+    def __init__(self, name, np_dtype, category, rank):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.category = category            # 0 bool, 1 integer, 2 floating
+        self.rank = rank                    # position in the promotion lattice
+        self.is_floating_point = category == 2
+        self.is_signed = category != 0
+
+    def __repr__(self):
+        return f"minflow.{self.name}"
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+bool = DType("bool", np.bool_, 0, 0)
+int32 = DType("int32", np.int32, 1, 1)
+int64 = DType("int64", np.int64, 1, 2)
+float16 = DType("float16", np.float16, 2, 3)
+float32 = DType("float32", np.float32, 2, 4)
+float64 = DType("float64", np.float64, 2, 5)
+
+ALL = (bool, int32, int64, float16, float32, float64)
+FLOATS = (float16, float32, float64)
+INTS = (int32, int64)
+NUMERIC = INTS + FLOATS
+
+_by_rank = {d.rank: d for d in ALL}
+_by_np = {d.np: d for d in ALL}
+_by_name = {d.name: d for d in ALL}
+_by_name.update({"float": float32, "double": float64, "half": float16, "long": int64,
+                 "int": int32, "bool_": bool})
+_default_float = [float32]
+
+
+def get_default_dtype():
+    """The dtype of float factories and of ``int / int`` (float32 unless changed)."""
+    return _default_float[0]
+
+
+def set_default_dtype(dtype):
+    """Set the default floating dtype (float16, float32 or float64)."""
+    dtype = as_dtype(dtype)
+    if not dtype.is_floating_point:
+        raise TypeError(f"set_default_dtype: expected a floating dtype, got {dtype}")
+    _default_float[0] = dtype
+
+
+def as_dtype(value):
+    """Turn a minflow dtype, numpy dtype, name or Python type into a ``DType``."""
+    if isinstance(value, DType):
+        return value
+    if value is float:
+        return _default_float[0]
+    if value is int:
+        return int64
+    if value is _builtin_bool:
+        return bool
+    if isinstance(value, str) and value in _by_name:
+        return _by_name[value]
+    try:
+        found = _by_np.get(np.dtype(value))
+    except TypeError:
+        found = None
+    if found is None:
+        names = ", ".join(d.name for d in ALL)
+        raise TypeError(f"unsupported dtype {value!r}; expected one of {names}")
+    return found
+
+
+def from_numpy_dtype(np_dtype):
+    """The ``DType`` of a numpy dtype, or a TypeError naming it."""
+    found = _by_np.get(np_dtype)
+    if found is None:
+        raise TypeError(f"numpy dtype {np_dtype} has no minflow dtype; "
+                        f"expected one of {', '.join(d.name for d in ALL)}")
+    return found
+
+
+def promote_types(a, b):
+    """The smallest dtype both ``a`` and ``b`` convert to (PyTorch's lattice)."""
+    return a if a.rank >= b.rank else b
+
+
+def scalar_dtype(value):
+    """The dtype PyTorch gives a Python scalar: bool, int64 or the default float."""
+    if isinstance(value, _builtin_bool):
+        return bool
+    if isinstance(value, int):
+        return int64
+    if isinstance(value, float):
+        return _default_float[0]
+    raise TypeError(f"expected a Tensor or a Python number, got {type(value).__name__}")
+
+
+def _combine(higher, lower):
+    # PyTorch's combine_categories: a lower tier counts only if it is of a higher category.
+    if higher is None:
+        return lower
+    if lower is None or higher.category == 2:
+        return higher
+    if higher.category == 0 or lower.category == 2:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands):
+    """Promoted dtype of tensors and Python scalars, as ``torch.result_type``."""
+    dim = zero = wrapped = None
+    for x in operands:
+        dtype = getattr(x, "dtype", None)
+        if isinstance(dtype, DType):
+            if x.ndim:
+                dim = dtype if dim is None else promote_types(dim, dtype)
+            else:
+                zero = dtype if zero is None else promote_types(zero, dtype)
+        elif x is not None:
+            s = scalar_dtype(x)
+            wrapped = s if wrapped is None else promote_types(wrapped, s)
+    return _combine(dim, _combine(zero, wrapped))
+
+
+def to_float(dtype):
+    """``dtype`` if floating, else the default float (``int / int`` gives float32)."""
+    return dtype if dtype.category == 2 else _default_float[0]

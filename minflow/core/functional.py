@@ -1,0 +1,84 @@
+"""The functional layer: public functions generated from op signatures, and the table
+that Tensor's operators and methods look functions up in.
+
+``F`` holds every public function by name (``F.add``, ``F.exp`` ...); Tensor operators
+call through it, so ops can be defined after the Tensor class without import cycles.
+"""
+from .dispatch import apply
+from .namespace import F
+from .inplace import inplace as _inplace, write_out
+
+__all__ = ["F", "public", "generate_function", "tensor_method"]
+
+
+_METHODS = {}
+
+
+def public(fn=None, *, name=None, method=False, method_name=None):
+    """Register a hand-written public function (and optionally a Tensor method)."""
+    def register(fn):
+        fname = name or fn.__name__
+        setattr(F, fname, fn)
+        if method:
+            tensor_method(method_name or fname)(fn)
+        return fn
+    return register(fn) if fn is not None else register
+
+
+def tensor_method(name):
+    """Install ``fn`` as ``Tensor.<name>``; the Tensor class is looked up lazily."""
+    def register(fn):
+        from .tensor import Tensor
+        if name in _METHODS or name in Tensor.__dict__:
+            raise ValueError(f"Tensor method {name!r} is already defined")
+        _METHODS[name] = fn
+        setattr(Tensor, name, fn)
+        return fn
+    return register
+
+
+def generate_function(op, name=None, method=False, doc=None, out=False, inplace=False):
+    """Make ``name(inputs..., attrs...)`` with the op's own signature and register it.
+
+    The function is compiled once from the signature, so a call does no argument
+    parsing of its own: it builds the attr dict and goes straight to the dispatcher.
+    """
+    fname = name or op.name
+    params = []
+    for inp in op.inputs:
+        params.append(f"{inp.name}=None" if inp.optional else inp.name)
+    for attr in op.attrs:
+        params.append(f"{attr.name}=_d_{attr.name}" if attr.default is not _REQUIRED
+                      else attr.name)
+    inputs = "".join(f"{i.name}, " for i in op.inputs)
+    attrs = ", ".join(f"{a.name!r}: {a.name}" for a in op.attrs)
+    call = f"_apply(_op, ({inputs}), {{{attrs}}})"
+    if out:
+        params.append("out=None")
+        body = (f"    if out is None:\n        return {call}\n"
+                f"    return _write_out({call}, out, {fname!r})\n")
+    else:
+        body = f"    return {call}\n"
+    src = f"def {fname}({', '.join(params)}):\n{body}"
+    env = {"_apply": apply, "_op": op, "_write_out": write_out}
+    env.update({f"_d_{a.name}": a.default for a in op.attrs})
+    exec(compile(src, f"<minflow.{fname}>", "exec"), env)
+    fn = env[fname]
+    fn.__doc__ = doc or op.doc
+    fn.__module__ = "minflow"
+    public(fn, name=fname, method=method)
+    if inplace:
+        make_inplace(fn, fname + "_")
+    return fn
+
+
+def make_inplace(fn, name):
+    """Register ``name`` (e.g. ``exp_``) as function and Tensor method: ``fn`` then write back."""
+    def method(self, *args, **kwargs):
+        return _inplace(fn, name, self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place version of :func:`{fn.__name__}`."
+    return public(method, name=name, method=True)
+
+
+from ..ops.registry import REQUIRED as _REQUIRED  # noqa: E402  (registry imports nothing of ours)

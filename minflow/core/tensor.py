@@ -1,0 +1,439 @@
+"""Tensor: an array (numpy, cupy or meta) plus dtype, device and autograd state.
+
+Operators and methods call public functions through ``F``, so every one of them goes
+through the dispatcher like a direct call would.
+"""
+import numpy as np
+
+from . import dtype as dtypes
+from .device import MetaArray, to_numpy
+from .namespace import F
+from .grad_mode import state as _grad_state
+
+__all__ = ["Tensor", "Size"]
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints like ``minflow.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"minflow.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    """An n-dimensional array on a device, with optional gradient tracking."""
+
+    __slots__ = ("_data", "dtype", "device", "_requires_grad", "grad", "grad_fn",
+                 "_output_nr", "_version", "_base", "_grad_acc", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use minflow.tensor(data), minflow.zeros(...) or another factory "
+                        "to create a Tensor")
+
+    # -- construction (internal) -------------------------------------------------------
+    @staticmethod
+    def _make(data, dtype, device, cls=None):
+        """Wrap an array; the one place Tensor objects are built."""
+        t = object.__new__(cls or Tensor)
+        t._data = data
+        t.dtype = dtype
+        t.device = device
+        t._requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._output_nr = 0
+        t._version = None
+        t._base = None
+        t._grad_acc = None
+        return t
+
+    # -- metadata ----------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    @property
+    def is_meta(self):
+        return self.device.type == "meta"
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    @property
+    def T(self):
+        return F.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def data(self):
+        """A tensor sharing this one's storage, detached from autograd."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Tensor.data: expected a Tensor, got {type(value).__name__}")
+        self._data, self.dtype, self.device = value._data, value.dtype, value.device
+
+    # -- autograd ----------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set whether autograd records ops on this leaf tensor (in place)."""
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError("requires_grad_: you can only change requires_grad flags of "
+                               "leaf tensors; use detach() to get a tensor without grad")
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError(f"requires_grad_: only floating point tensors can require "
+                               f"gradients, got dtype {self.dtype.name}")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see autograd.backward)."""
+        from ..autograd.engine import backward
+        backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def detach(self):
+        """A tensor sharing this storage, outside the autograd graph."""
+        out = Tensor._make(self._data, self.dtype, self.device)
+        out._version = self._share_version()
+        out._base = self
+        return out
+
+    def detach_(self):
+        if self._base is not None and self._base.requires_grad:
+            raise RuntimeError("detach_: cannot detach a view of a tensor that requires grad "
+                               "in place; use detach()")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if not self._requires_grad:
+            raise RuntimeError("retain_grad: can't retain_grad on a tensor that has "
+                               "requires_grad=False")
+        if self.grad_fn is not None:
+            self.grad_fn.retain_grad(self)
+
+    @property
+    def retains_grad(self):
+        return self.grad_fn is not None and self.grad_fn.retains(self)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when the gradient of this tensor is computed.
+
+        The hook may return a new gradient to use instead. Returns a handle whose
+        ``remove()`` unregisters the hook.
+        """
+        if not self._requires_grad:
+            raise RuntimeError("register_hook: cannot register a hook on a tensor that "
+                               "doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn.register_hook(self._output_nr, hook)
+        from ..autograd.node import grad_accumulator
+        return grad_accumulator(self).register_hook(0, hook)
+
+    def _share_version(self):
+        """This tensor's version counter, created on first need (views share it)."""
+        if self._version is None:
+            self._version = [0]
+        return self._version
+
+    @property
+    def _version_value(self):
+        return 0 if self._version is None else self._version[0]
+
+    # -- data access -------------------------------------------------------------------
+    def numpy(self):
+        """The data as a numpy array (shares memory for cpu tensors)."""
+        if self._requires_grad:
+            raise RuntimeError("numpy: can't call numpy() on a tensor that requires grad; "
+                               "use tensor.detach().numpy()")
+        if self.device.type != "cpu":
+            raise TypeError(f"numpy: can't convert a {self.device} tensor to numpy; "
+                            f"use tensor.cpu() first")
+        return self._data
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self.device.type == "meta":
+            raise RuntimeError("item: a meta tensor has no data")
+        if self._data.size != 1:
+            raise RuntimeError(f"item: a Tensor with {self._data.size} elements cannot be "
+                               f"converted to a Python scalar")
+        return to_numpy(self._data).reshape(()).item()
+
+    def tolist(self):
+        """The data as nested Python lists (a number for a 0-dim tensor)."""
+        if self.device.type == "meta":
+            raise RuntimeError("tolist: a meta tensor has no data")
+        return to_numpy(self._data).tolist()
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self._data.size} elements is "
+                               f"ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.category == 2 or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to "
+                            "an index")
+        return int(self.item())
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.detach().cpu().numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    # -- conversion --------------------------------------------------------------------
+    def to(self, *args, dtype=None, device=None, copy=False):
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other_tensor)``."""
+        for arg in args:
+            if isinstance(arg, Tensor):
+                dtype, device = arg.dtype, arg.device
+            elif isinstance(arg, dtypes.DType) or arg in (float, int, bool):
+                dtype = arg
+            else:
+                device = arg
+        out = self
+        if device is not None:
+            out = F.to_device(out, device)
+        if dtype is not None:
+            out = F.cast(out, dtypes.as_dtype(dtype))
+        if copy and out is self:
+            out = F.clone(self)
+        return out
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else
+                       f"cuda:{device}" if isinstance(device, int) else device)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"minflow.{self.dtype.name}"
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(dtypes.float32)
+
+    def double(self):
+        return self.to(dtypes.float64)
+
+    def half(self):
+        return self.to(dtypes.float16)
+
+    def long(self):
+        return self.to(dtypes.int64)
+
+    def int(self):
+        return self.to(dtypes.int32)
+
+    def bool(self):
+        return self.to(dtypes.bool)
+
+    def is_contiguous(self):
+        data = self._data
+        return isinstance(data, MetaArray) or data.flags.c_contiguous
+
+    # -- operators ---------------------------------------------------------------------
+    def __add__(self, other):
+        return F.add(self, other)
+
+    def __radd__(self, other):
+        return F.add(other, self)
+
+    def __iadd__(self, other):
+        return F.add_(self, other)
+
+    def __sub__(self, other):
+        return F.sub(self, other)
+
+    def __rsub__(self, other):
+        return F.sub(other, self)
+
+    def __isub__(self, other):
+        return F.sub_(self, other)
+
+    def __mul__(self, other):
+        return F.mul(self, other)
+
+    def __rmul__(self, other):
+        return F.mul(other, self)
+
+    def __imul__(self, other):
+        return F.mul_(self, other)
+
+    def __truediv__(self, other):
+        return F.div(self, other)
+
+    def __rtruediv__(self, other):
+        return F.div(other, self)
+
+    def __itruediv__(self, other):
+        return F.div_(self, other)
+
+    def __floordiv__(self, other):
+        return F.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return F.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return F.remainder(self, other)
+
+    def __rmod__(self, other):
+        return F.remainder(other, self)
+
+    def __pow__(self, other):
+        return F.pow(self, other)
+
+    def __rpow__(self, other):
+        return F.pow(other, self)
+
+    def __matmul__(self, other):
+        return F.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return F.matmul(other, self)
+
+    def __neg__(self):
+        return F.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return F.abs(self)
+
+    def __invert__(self):
+        return F.bitwise_not(self)
+
+    def __and__(self, other):
+        return F.logical_and(self, other) if self.dtype is dtypes.bool else NotImplemented
+
+    def __or__(self, other):
+        return F.logical_or(self, other) if self.dtype is dtypes.bool else NotImplemented
+
+    def __xor__(self, other):
+        return F.logical_xor(self, other) if self.dtype is dtypes.bool else NotImplemented
+
+    def __eq__(self, other):
+        return F.eq(self, other)
+
+    def __ne__(self, other):
+        return F.ne(self, other)
+
+    def __lt__(self, other):
+        return F.lt(self, other)
+
+    def __le__(self, other):
+        return F.le(self, other)
+
+    def __gt__(self, other):
+        return F.gt(self, other)
+
+    def __ge__(self, other):
+        return F.ge(self, other)
+
+    def __getitem__(self, index):
+        return F.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        F.setitem_(self, index, value)
+
+
+class _HookHandle:
+    """Returned by ``register_hook``; ``remove()`` takes the hook out again."""
+
+    __slots__ = ("_hooks", "_hook")
+
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+        hooks.append(hook)
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def _wrap_dim(dim, ndim, where):
+    """Turn a possibly negative ``dim`` into an index, or raise an IndexError naming ``where``."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{where}: expected dim to be an int, got {type(dim).__name__}")
+    top = max(ndim, 1)
+    if not -top <= dim < top:
+        raise IndexError(f"{where}: Dimension out of range (expected to be in range of "
+                         f"[{-top}, {top - 1}], but got {dim})")
+    return dim + top if dim < 0 else dim
+
+
+def wrap_dim(dim, ndim, where):
+    return _wrap_dim(dim, ndim, where)
+
+

@@ -1,0 +1,47 @@
+"""Kernels of the creation ops."""
+from ...core.dtype import ALL, FLOATS, INTS, NUMERIC
+from ...core.random import generator_for
+from ..registry import register_kernel
+
+
+@register_kernel("full", ("cpu", "cuda"), ALL)
+def full(xp, shape, fill_value, dtype, device):
+    return xp.full(shape, fill_value, dtype=dtype.np)
+
+
+@register_kernel("empty", ("cpu", "cuda"), ALL)
+def empty(xp, shape, dtype, device):
+    return xp.empty(shape, dtype=dtype.np)
+
+
+@register_kernel("arange", ("cpu", "cuda"), NUMERIC)
+def arange(xp, start, end, step, dtype, device):
+    return xp.arange(start, end, step, dtype=dtype.np)
+
+
+@register_kernel("linspace", ("cpu", "cuda"), NUMERIC)
+def linspace(xp, start, end, steps, dtype, device):
+    return xp.linspace(start, end, steps).astype(dtype.np)
+
+
+@register_kernel("eye", ("cpu", "cuda"), ALL)
+def eye(xp, n, m, dtype, device):
+    return xp.eye(n, m, dtype=dtype.np)
+
+
+@register_kernel("uniform", ("cpu", "cuda"), FLOATS)
+def uniform(xp, low, high, shape, dtype, device, generator):
+    rng = generator_for(generator, device).rng(device.type)
+    return (rng.random(shape) * (high - low) + low).astype(dtype.np)
+
+
+@register_kernel("normal", ("cpu", "cuda"), FLOATS)
+def normal(xp, mean, std, shape, dtype, device, generator):
+    rng = generator_for(generator, device).rng(device.type)
+    return (rng.standard_normal(shape) * std + mean).astype(dtype.np)
+
+
+@register_kernel("randint", ("cpu", "cuda"), INTS + FLOATS)
+def randint(xp, low, high, shape, dtype, device, generator):
+    rng = generator_for(generator, device).rng(device.type)
+    return rng.integers(low, high, size=shape).astype(dtype.np)

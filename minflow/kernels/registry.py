@@ -1,0 +1,119 @@
+"""Kernel registry: how an op RUNS, per (op, device type, dtypes).
+
+A kernel computes on raw arrays (numpy.ndarray or cupy.ndarray), never on Tensors:
+``fn(*arrays, **attrs) -> array or tuple of arrays``. A kernel registered for
+``device=("cpu", "cuda")`` is array-module generic and takes the module first:
+``fn(xp, *arrays, **attrs)``; it is bound to numpy or cupy when first chosen.
+"""
+import functools
+
+from ..core import dtype as dtypes
+from ..core.device import array_module
+from ..ops.registry import get_op
+
+__all__ = ["Kernel", "register_kernel", "register_array_function", "select_kernel",
+           "KernelNotFoundError"]
+
+
+class KernelNotFoundError(RuntimeError):
+    """No kernel is registered for an (op, device, dtype)."""
+
+
+class Kernel:
+    __slots__ = ("op", "device", "dtypes", "fn", "match", "generic")
+
+    def __init__(self, op, device, dtypes_, fn, match, generic):
+        self.op, self.device, self.dtypes, self.fn = op, device, dtypes_, fn
+        self.match, self.generic = match, generic
+
+    def bind(self):
+        """The callable the dispatcher runs: generic kernels get their array module."""
+        if isinstance(self.fn, str):
+            return getattr(array_module(self.device), self.fn)
+        if self.generic:
+            return functools.partial(self.fn, array_module(self.device))
+        return self.fn
+
+    def __repr__(self):
+        return (f"Kernel({self.op.name}, {self.device}, "
+                f"[{', '.join(d.name for d in sorted(self.dtypes, key=lambda d: d.rank))}])")
+
+
+def register_kernel(op_name, device, dtypes_, match=None):
+    """Register ``fn`` as the kernel of ``op_name`` on ``device`` for ``dtypes_``.
+
+    ``device`` is "cpu", "cuda", or a tuple of both for an array-module-generic kernel.
+    ``match(*inputs, **attrs) -> bool`` narrows the kernel further (e.g. by an attr value).
+    """
+    op = get_op(op_name)
+    devices = (device,) if isinstance(device, str) else tuple(device)
+    generic = isinstance(device, tuple)
+    for dev in devices:
+        if dev not in ("cpu", "cuda"):
+            raise ValueError(f"register_kernel({op_name!r}): unknown device type {dev!r}; "
+                             f"expected 'cpu' or 'cuda'")
+        if dev == "cuda" and "cpu_only" in op.traits:
+            raise ValueError(f"register_kernel({op_name!r}): op is cpu_only")
+    dts = frozenset(dtypes.as_dtype(d) for d in dtypes_)
+    if not dts:
+        raise ValueError(f"register_kernel({op_name!r}): expected at least one dtype")
+
+    def decorator(fn):
+        for dev in devices:
+            for other in op.kernels:
+                clash = other.device == dev and other.dtypes & dts
+                if clash and other.match is None and match is None:
+                    names = sorted(d.name for d in other.dtypes & dts)
+                    raise ValueError(f"register_kernel({op_name!r}): a kernel for device "
+                                     f"{dev!r} and dtypes {names} is already registered "
+                                     f"({_describe(other.fn)})")
+            op.kernels.append(Kernel(op, dev, dts, fn, match, generic))
+        op.kernel_cache.clear()
+        return fn
+    return decorator
+
+
+def register_array_function(op_name, name, dtypes_, device=("cpu", "cuda")):
+    """Register ``numpy.<name>`` / ``cupy.<name>`` (a ufunc, usually) as the kernel itself.
+
+    NOTE: the hot elementwise ops use this, so a call runs the ufunc with no Python
+    wrapper in between.
+    """
+    register_kernel(op_name, device, dtypes_)(name)
+
+
+def registered_pairs(op):
+    """``{device type: [dtype names]}`` of the kernels an op has."""
+    pairs = {}
+    for k in op.kernels:
+        pairs.setdefault(k.device, set()).update(d.name for d in k.dtypes)
+    return {dev: sorted(names, key=lambda n: dtypes.as_dtype(n).rank)
+            for dev, names in sorted(pairs.items())}
+
+
+def _describe(fn):
+    if isinstance(fn, str):
+        return f"array function {fn!r}"
+    return f"{fn.__module__}.{fn.__qualname__}"
+
+
+def select_kernel(op, device_type, dtype, inputs, attrs):
+    """The kernel for (op, device, dtype), from the cache when the choice is static."""
+    candidates = [k for k in op.kernels if k.device == device_type and dtype in k.dtypes]
+    if any(k.match is not None for k in candidates):
+        matched = [k for k in candidates if k.match is None or k.match(*inputs, **attrs)]
+        specific = [k for k in matched if k.match is not None]
+        chosen = specific if specific else matched
+        if len(chosen) > 1:
+            raise RuntimeError(f"{op.name}: {len(chosen)} kernels match device "
+                               f"{device_type!r}, dtype {dtype.name}: {chosen}")
+        if chosen:
+            return chosen[0].bind()
+        candidates = []
+    if not candidates:
+        raise KernelNotFoundError(
+            f"{op.name}: no kernel for device {device_type!r} and dtype {dtype.name}; "
+            f"registered (device: dtypes): {registered_pairs(op) or 'none'}")
+    kernel = candidates[0].bind()
+    op.kernel_cache[(device_type, dtype)] = kernel
+    return kernel

@@ -1,0 +1,49 @@
+"""Ops that copy or convert a tensor: clone, contiguous, cast (dtype), to_device."""
+from ..core.device import Device
+from ..core.functional import generate_function, public, tensor_method
+from .registry import Attr, define_op
+
+_clone = define_op("clone", ["input"], infer=lambda input: (input._data.shape, input.dtype),
+                   traits=("elementwise", "no_side_effect"), doc="A copy with its own storage.")
+generate_function(_clone, method=True, doc="clone(input) -> Tensor\n\nA copy of ``input`` with "
+                  "its own storage; gradients flow back to ``input``.\n\n"
+                  ">>> minflow.tensor([1.0]).clone().tolist()\n[1.0]")
+
+_contig = define_op("contiguous", ["input"],
+                    infer=lambda input: (input._data.shape, input.dtype),
+                    traits=("elementwise", "no_side_effect"),
+                    doc="The data in C-contiguous (row-major) order.")
+_contiguous_fn = generate_function(_contig, name="_contiguous")
+
+
+@tensor_method("contiguous")
+def contiguous(self):
+    """``self`` if already contiguous, else a contiguous copy (as ``Tensor.contiguous``)."""
+    return self if self.is_contiguous() else _contiguous_fn(self)
+
+
+_cast = define_op("cast", ["input"], attrs=[Attr("dtype", "dtype")],
+                  infer=lambda input, dtype: (input._data.shape, dtype),
+                  traits=("elementwise", "no_side_effect"),
+                  doc="The input converted to another dtype.")
+_cast_fn = generate_function(_cast, name="_cast")
+
+
+@public
+def cast(input, dtype):
+    """cast(input, dtype) -> Tensor: ``input`` as ``dtype``; ``input`` itself if it already is."""
+    return input if input.dtype is dtype else _cast_fn(input, dtype)
+
+
+_to_device = define_op("to_device", ["input"], attrs=[Attr("device", "device")],
+                       infer=lambda input, device: (input._data.shape, input.dtype),
+                       traits=("opaque", "no_side_effect"),
+                       doc="The input copied to another device.")
+_to_device_fn = generate_function(_to_device, name="_to_device")
+
+
+@public
+def to_device(input, device):
+    """``input`` on ``device`` (a copy), or ``input`` itself if it is there already."""
+    device = Device(device)
+    return input if input.device is device else _to_device_fn(input, device)

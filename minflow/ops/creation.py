@@ -1,0 +1,357 @@
+"""Creation ops (full, arange, linspace, eye, random draws) and the factory functions."""
+import math
+
+import numpy as np
+
+from ..core import dtype as dtypes
+from ..core.device import Device, MetaArray, array_module, check_available, cuda_context
+from ..core.dispatch import apply
+from ..core.functional import public
+from ..core.tensor import Tensor
+from .registry import Attr, define_op, get_op
+
+CREATE = ("creation", "no_grad")
+
+
+def _shape_attr(size, where):
+    """``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])`` all give (2, 3)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    shape = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = int(s)
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError(f"{where}: expected size to be ints, got {s!r}")
+        if s < 0:
+            raise RuntimeError(f"{where}: negative dimension {s} in size {list(size)}")
+        shape.append(s)
+    return tuple(shape)
+
+
+def _device(device):
+    return Device("cpu" if device is None else device)
+
+
+def _shape_dtype(shape, dtype, **_):
+    return shape, dtype
+
+
+define_op("full", [], attrs=[Attr("shape", "ints"), Attr("fill_value", "scalar"),
+                             Attr("dtype", "dtype"), Attr("device", "device")],
+          infer=_shape_dtype, traits=CREATE, dtype_from="dtype",
+          doc="A tensor of the given shape filled with fill_value.")
+define_op("empty", [], attrs=[Attr("shape", "ints"), Attr("dtype", "dtype"),
+                              Attr("device", "device")],
+          infer=_shape_dtype, traits=CREATE, dtype_from="dtype",
+          doc="An uninitialised tensor of the given shape.")
+
+
+def _arange_infer(start, end, step, dtype, device):
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(f"upper bound and larger bound inconsistent with step sign "
+                           f"(start={start}, end={end}, step={step})")
+    return (max(0, math.ceil((end - start) / step)),), dtype
+
+
+define_op("arange", [], attrs=[Attr("start", "float"), Attr("end", "float"), Attr("step", "float"),
+                               Attr("dtype", "dtype"), Attr("device", "device")],
+          infer=_arange_infer, traits=CREATE, dtype_from="dtype",
+          doc="Values from start (inclusive) to end (exclusive) spaced by step.")
+define_op("linspace", [], attrs=[Attr("start", "float"), Attr("end", "float"),
+                                 Attr("steps", "int", min=0), Attr("dtype", "dtype"),
+                                 Attr("device", "device")],
+          infer=lambda start, end, steps, dtype, device: ((steps,), dtype),
+          traits=CREATE, dtype_from="dtype", doc="steps values evenly spaced from start to end.")
+define_op("eye", [], attrs=[Attr("n", "int", min=0), Attr("m", "int", min=0),
+                            Attr("dtype", "dtype"), Attr("device", "device")],
+          infer=lambda n, m, dtype, device: ((n, m), dtype), traits=CREATE, dtype_from="dtype",
+          doc="An n x m matrix with ones on the diagonal.")
+_RANDOM_ATTRS = [Attr("shape", "ints"), Attr("dtype", "dtype"), Attr("device", "device"),
+                 Attr("generator", "any", None, optional=True)]
+define_op("uniform", [], attrs=[Attr("low", "float", 0.0), Attr("high", "float", 1.0)]
+          + _RANDOM_ATTRS, infer=_shape_dtype, traits=CREATE + ("random",), dtype_from="dtype",
+          doc="Samples from U[low, high).")
+define_op("normal", [], attrs=[Attr("mean", "float", 0.0), Attr("std", "float", 1.0, min=0.0)]
+          + _RANDOM_ATTRS, infer=_shape_dtype, traits=CREATE + ("random",), dtype_from="dtype",
+          doc="Samples from N(mean, std^2).")
+define_op("randint", [], attrs=[Attr("low", "int"), Attr("high", "int")] + _RANDOM_ATTRS,
+          infer=lambda low, high, shape, dtype, **_: (
+              (shape, dtype) if low < high else _raise(
+                  RuntimeError(f"random_ from {low} to {high} is empty (low >= high)"))),
+          traits=CREATE + ("random",), dtype_from="dtype",
+          doc="Integers drawn uniformly from [low, high).")
+
+
+def _raise(err):
+    raise err
+
+
+def _create(op_name, requires_grad, **attrs):
+    out = apply(get_op(op_name), (), attrs)
+    if requires_grad:
+        out.requires_grad_()
+    return out
+
+
+def _float_dtype(dtype):
+    return dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+
+
+@public
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    """zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    >>> minflow.zeros(2, 3).shape
+    minflow.Size([2, 3])
+    """
+    return full(_shape_attr(size, "zeros"), 0, dtype=_float_dtype(dtype), device=device,
+                requires_grad=requires_grad)
+
+
+@public
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    """ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    >>> minflow.ones(2).tolist()
+    [1.0, 1.0]
+    """
+    return full(_shape_attr(size, "ones"), 1, dtype=_float_dtype(dtype), device=device,
+                requires_grad=requires_grad)
+
+
+@public
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    The dtype defaults to that of ``fill_value`` (bool, int64 or the default float).
+
+    >>> minflow.full((2,), 7).tolist()
+    [7, 7]
+    """
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dtype = dtypes.scalar_dtype(fill_value) if dtype is None else dtypes.as_dtype(dtype)
+    return _create("full", requires_grad, shape=_shape_attr((size,), "full"),
+                   fill_value=fill_value, dtype=dtype, device=_device(device))
+
+
+@public
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    """empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor (uninitialised)
+
+    >>> minflow.empty(3).shape
+    minflow.Size([3])
+    """
+    return _create("empty", requires_grad, shape=_shape_attr(size, "empty"),
+                   dtype=_float_dtype(dtype), device=_device(device))
+
+
+@public
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """arange(start=0, end, step=1, *, dtype=None, device=None) -> Tensor
+
+    int64 when start, end and step are all ints, else the default float.
+
+    >>> minflow.arange(4).tolist()
+    [0, 1, 2, 3]
+    """
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is None:
+        dtype = dtypes.int64 if all(isinstance(v, int) for v in values) else \
+            dtypes.get_default_dtype()
+    return _create("arange", requires_grad, start=values[0], end=values[1], step=values[2],
+                   dtype=dtypes.as_dtype(dtype), device=_device(device))
+
+
+@public
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    """linspace(start, end, steps, *, dtype=None, device=None) -> Tensor
+
+    >>> minflow.linspace(0, 1, 3).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    return _create("linspace", requires_grad, start=start, end=end, steps=steps,
+                   dtype=_float_dtype(dtype), device=_device(device))
+
+
+@public
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    """eye(n, m=None, *, dtype=None, device=None) -> Tensor
+
+    >>> minflow.eye(2).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return _create("eye", requires_grad, n=n, m=n if m is None else m,
+                   dtype=_float_dtype(dtype), device=_device(device))
+
+
+@public
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """rand(*size, generator=None, dtype=None, device=None) -> Tensor, samples of U[0, 1)
+
+    >>> minflow.rand(2, 2).shape
+    minflow.Size([2, 2])
+    """
+    return _create("uniform", requires_grad, shape=_shape_attr(size, "rand"),
+                   dtype=_float_dtype(dtype), device=_device(device), generator=generator)
+
+
+@public
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """randn(*size, generator=None, dtype=None, device=None) -> Tensor, samples of N(0, 1)
+
+    >>> minflow.randn(3).shape
+    minflow.Size([3])
+    """
+    return _create("normal", requires_grad, shape=_shape_attr(size, "randn"),
+                   dtype=_float_dtype(dtype), device=_device(device), generator=generator)
+
+
+@public
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    """randint(low=0, high, size, *, generator=None, dtype=int64, device=None) -> Tensor
+
+    >>> minflow.randint(0, 10, (3,)).dtype
+    minflow.int64
+    """
+    if size is None:
+        if high is None or not isinstance(high, (tuple, list)):
+            raise TypeError("randint: expected size, e.g. randint(0, 10, (3,))")
+        low, high, size = 0, low, high
+    return _create("randint", requires_grad, low=low, high=high,
+                   shape=_shape_attr((size,), "randint"),
+                   dtype=dtypes.int64 if dtype is None else dtypes.as_dtype(dtype),
+                   device=_device(device), generator=generator)
+
+
+@public
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad=False):
+    """normal(mean, std, size, *, generator=None) -> Tensor, samples of N(mean, std^2)
+
+    >>> minflow.normal(0.0, 2.0, (4,)).shape
+    minflow.Size([4])
+    """
+    if size is None:
+        raise TypeError("normal: expected size, e.g. normal(0.0, 1.0, (3,)) (tensor mean/std "
+                        "is not supported)")
+    return _create("normal", requires_grad, mean=mean, std=std,
+                   shape=_shape_attr((size,), "normal"), dtype=_float_dtype(dtype),
+                   device=_device(device), generator=generator)
+
+
+def _like(fn):
+    def like(input, *, dtype=None, device=None, requires_grad=False):
+        return fn(input.shape, dtype=input.dtype if dtype is None else dtype,
+                  device=input.device if device is None else device,
+                  requires_grad=requires_grad)
+    name = f"{fn.__name__}_like"
+    like.__name__ = like.__qualname__ = name
+    like.__doc__ = (f"{name}(input, *, dtype=None, device=None, requires_grad=False) -> "
+                    f"Tensor shaped like input, as ``{fn.__name__}``.\n\n"
+                    f">>> minflow.{name}(minflow.ones(2)).shape\nminflow.Size([2])")
+    return public(like)
+
+
+zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
+rand_like, randn_like = _like(rand), _like(randn)
+
+
+@public
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """full_like(input, fill_value, *, dtype=None, device=None) -> Tensor
+
+    >>> minflow.full_like(minflow.ones(2), 5).tolist()
+    [5.0, 5.0]
+    """
+    return full(input.shape, fill_value, dtype=input.dtype if dtype is None else dtype,
+                device=input.device if device is None else device, requires_grad=requires_grad)
+
+
+@public
+def randint_like(input, low=0, high=None, *, dtype=None, device=None):
+    """randint_like(input, low=0, high) -> Tensor of random ints shaped like input."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, dtype=input.dtype if dtype is None else dtype,
+                   device=input.device if device is None else device)
+
+
+# -- from data -----------------------------------------------------------------------------
+def _array_from_data(data, dtype, where):
+    if isinstance(data, Tensor):
+        arr = data.detach().cpu().numpy()
+    else:
+        arr = np.asarray(data) if not isinstance(data, np.ndarray) else data
+        if arr.dtype == object:
+            raise TypeError(f"{where}: could not build a tensor from {type(data).__name__} "
+                            f"(ragged nested sequence or unsupported elements)")
+    if dtype is not None:
+        return arr, dtypes.as_dtype(dtype)
+    if arr.dtype.kind == "f" and not isinstance(data, np.ndarray) and not isinstance(data, Tensor):
+        return arr, dtypes.get_default_dtype()       # Python floats: the default float
+    if arr.dtype.kind in "iu" and not isinstance(data, (np.ndarray, Tensor)):
+        return arr, dtypes.int64
+    return arr, dtypes.from_numpy_dtype(arr.dtype)
+
+
+def _place(arr, dtype, device):
+    if device.type == "meta":
+        return MetaArray(arr.shape, dtype.np)
+    if device.type == "cuda":
+        check_available(device)
+        with cuda_context(device):
+            return array_module("cuda").asarray(arr, dtype=dtype.np)
+    return arr.astype(dtype.np, copy=False)
+
+
+@public
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor (copies data)
+
+    Python floats become the default float, ints int64, bools bool; numpy arrays keep
+    their dtype.
+
+    >>> minflow.tensor([[1, 2], [3, 4]]).dtype
+    minflow.int64
+    """
+    arr, dt = _array_from_data(data, dtype, "tensor")
+    device = _device(device)
+    data_out = _place(np.array(arr, dtype=dt.np, copy=True), dt, device)
+    out = Tensor._make(data_out, dt, device)
+    if requires_grad:
+        out.requires_grad_()
+    return out
+
+
+@public
+def as_tensor(data, dtype=None, device=None):
+    """as_tensor(data, dtype=None, device=None) -> Tensor, sharing memory when it can.
+
+    >>> minflow.as_tensor([1.0]).dtype
+    minflow.float32
+    """
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype) if device or dtype else data
+    arr, dt = _array_from_data(data, dtype, "as_tensor")
+    device = _device(device)
+    return Tensor._make(_place(arr, dt, device), dt, device)
+
+
+@public
+def from_numpy(ndarray):
+    """from_numpy(ndarray) -> Tensor sharing memory with the array.
+
+    >>> a = np.zeros(2, dtype=np.float32); t = minflow.from_numpy(a); a[0] = 5
+    >>> t.tolist()
+    [5.0, 0.0]
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy: expected np.ndarray, got {type(ndarray).__name__}")
+    return Tensor._make(ndarray, dtypes.from_numpy_dtype(ndarray.dtype), Device("cpu"))

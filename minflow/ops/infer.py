@@ -1,0 +1,96 @@
+"""Shape and dtype inference helpers shared by op families. They read metadata only."""
+from ..core import dtype as dtypes
+from ..core.tensor import Tensor
+
+__all__ = ["broadcast_shapes", "unary", "unary_float", "binary", "binary_float", "compare",
+           "same_as", "normalize_dims", "check_dtype"]
+
+
+def broadcast_shapes(*shapes):
+    """The broadcast of shapes, as ``torch.broadcast_shapes``; ValueError when they clash."""
+    result = list(shapes[0])
+    for shape in shapes[1:]:
+        if len(shape) > len(result):
+            result = [1] * (len(shape) - len(result)) + result
+        offset = len(result) - len(shape)
+        for i, s in enumerate(shape):
+            r = result[offset + i]
+            if r != s:
+                if r == 1:
+                    result[offset + i] = s
+                elif s != 1:
+                    raise RuntimeError(
+                        f"shapes {[list(x) for x in shapes]} cannot be broadcast: size {r} "
+                        f"vs size {s} at dimension {offset + i}")
+    return tuple(result)
+
+
+def _shape_of(x):
+    return x._data.shape if isinstance(x, Tensor) else ()
+
+
+def unary(input):
+    """Same shape and dtype as the input."""
+    return input._data.shape, input.dtype
+
+
+def unary_float(input):
+    """Same shape; integer and bool inputs give the default float (as torch.exp)."""
+    return input._data.shape, dtypes.to_float(input.dtype)
+
+
+def same_as(input, **attrs):
+    return input._data.shape, input.dtype
+
+
+def _binary_shape(a, b):
+    sa, sb = _shape_of(a), _shape_of(b)
+    return sa if sa == sb else broadcast_shapes(sa, sb)
+
+
+def _binary_dtype(a, b):
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is b.dtype:
+        return a.dtype
+    return dtypes.result_type(a, b)
+
+
+def binary(input, other):
+    """Broadcast shapes, promoted dtype (Python scalars are weak)."""
+    return _binary_shape(input, other), _binary_dtype(input, other)
+
+
+def binary_float(input, other):
+    """Broadcast shapes, promoted dtype made floating (true division)."""
+    return _binary_shape(input, other), dtypes.to_float(_binary_dtype(input, other))
+
+
+def compare(input, other):
+    """Broadcast shapes, bool output."""
+    return _binary_shape(input, other), dtypes.bool
+
+
+def normalize_dims(dim, ndim, where="dim"):
+    """``dim`` (None, int or sequence) as a sorted tuple of non-negative axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    top = max(ndim, 1)
+    out = []
+    for d in dims:
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise TypeError(f"{where}: expected int dims, got {d!r}")
+        if not -top <= d < top:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-top}, {top - 1}], but got {d})")
+        d = d % top
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(sorted(out)) if ndim else ()
+
+
+def check_dtype(x, allowed, name="input"):
+    """Raise a TypeError when ``x``'s dtype is not one of ``allowed``."""
+    if x.dtype not in allowed:
+        raise TypeError(f"expected {name} with dtype in "
+                        f"[{', '.join(d.name for d in allowed)}], got {x.dtype.name}")

@@ -1,0 +1,190 @@
+"""Op definitions: what an op IS, apart from how it runs.
+
+An ``OpDef`` names its inputs, outputs, typed attrs and traits, and carries the shape and
+dtype inference that serves eager calls, the meta device and graph building alike.
+Inference receives tensors (or Python scalars) and attrs and must never read data.
+"""
+from ..core import dtype as dtypes
+from ..core.device import Device
+
+__all__ = ["Input", "Attr", "OpDef", "define_op", "get_op", "all_ops", "REQUIRED", "TRAITS"]
+
+TRAITS = frozenset({
+    "no_grad",          # not differentiable: outputs never require grad
+    "cpu_only",         # kernels exist for cpu only, by design
+    "no_side_effect",   # graph passes may prune or merge it
+    "elementwise", "broadcast", "reduce", "opaque",   # kind, for fusion and memory planning
+    "view",             # outputs share memory with the first input
+    "random",           # draws from a Generator
+    "creation",         # makes a tensor from attrs only
+})
+
+REQUIRED = type("REQUIRED", (), {"__repr__": lambda self: "REQUIRED"})()
+
+
+class Input:
+    """An op input: single, ``optional`` (may be None) or ``variadic`` (a list of tensors).
+
+    ``scalar_ok``: a Python number may stand in for the tensor (``x + 2``).
+    ``promote``: the input takes part in type promotion when the op promotes.
+    """
+
+    __slots__ = ("name", "optional", "variadic", "scalar_ok", "promote")
+
+    def __init__(self, name, optional=False, variadic=False, scalar_ok=False, promote=True):
+        self.name, self.optional, self.variadic = name, optional, variadic
+        self.scalar_ok, self.promote = scalar_ok, promote
+
+    def __repr__(self):
+        kind = "?" if self.optional else "*" if self.variadic else ""
+        return f"{self.name}{kind}"
+
+
+_ATTR_TYPES = {
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "bool": lambda v: isinstance(v, bool),
+    "str": lambda v: isinstance(v, str),
+    "scalar": lambda v: isinstance(v, (int, float, bool)),
+    "dtype": lambda v: isinstance(v, dtypes.DType),
+    "device": lambda v: isinstance(v, Device),
+    "ints": lambda v: isinstance(v, tuple) and all(_ATTR_TYPES["int"](i) for i in v),
+    "floats": lambda v: isinstance(v, tuple) and all(_ATTR_TYPES["float"](i) for i in v),
+    "any": lambda v: True,
+}
+
+
+class Attr:
+    """A typed op attribute with a default and optional constraints.
+
+    type: one of int, float, bool, str, scalar, dtype, device, ints, floats, any.
+    ``optional`` lets None through; ``choices``, ``min`` and ``max`` constrain values.
+    """
+
+    __slots__ = ("name", "type", "default", "optional", "choices", "min", "max", "_is_type")
+
+    def __init__(self, name, type, default=REQUIRED, optional=False, choices=None,
+                 min=None, max=None):
+        if type not in _ATTR_TYPES:
+            raise ValueError(f"attr {name!r}: unknown attr type {type!r}; expected one of "
+                             f"{sorted(_ATTR_TYPES)}")
+        self.name, self.type, self.default, self.optional = name, type, default, optional
+        self.choices, self.min, self.max = choices, min, max
+        self._is_type = _ATTR_TYPES[type]
+
+    def validate(self, op_name, value):
+        """Return ``value`` if it fits, else raise naming the op, the attr and expected vs got."""
+        if value is None and self.optional:
+            return value
+        where = f"{op_name}: attr '{self.name}'"
+        if not self._is_type(value):
+            raise TypeError(f"{where} expected {self.type}"
+                            f"{' or None' if self.optional else ''}, got {value!r} "
+                            f"({type(value).__name__})")
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(f"{where} expected one of {list(self.choices)}, got {value!r}")
+        if self.min is not None and value < self.min:
+            raise ValueError(f"{where} expected >= {self.min}, got {value!r}")
+        if self.max is not None and value > self.max:
+            raise ValueError(f"{where} expected <= {self.max}, got {value!r}")
+        return value
+
+    def __repr__(self):
+        default = "" if self.default is REQUIRED else f"={self.default!r}"
+        return f"{self.name}: {self.type}{'?' if self.optional else ''}{default}"
+
+
+class OpDef:
+    """One op, declared once; kernels, grads and public functions refer to it by name.
+
+    promote: None (inputs keep their dtypes), "out" (inputs marked ``promote`` are cast
+    to the inferred output dtype) or "common" (cast to their promoted dtype, e.g. for
+    comparisons whose output is bool).
+    dtype_from: the input or attr whose dtype picks the kernel (default: the first tensor
+    input, or the output when there is none).
+    """
+
+    __slots__ = ("name", "inputs", "outputs", "attrs", "traits", "infer", "check", "doc",
+                 "promote", "dtype_from", "grad", "kernels", "kernel_cache", "_attr_index",
+                 "differentiable", "source")
+
+    def __init__(self, name, inputs, outputs, infer, attrs=(), traits=(), check=None,
+                 promote=None, dtype_from=None, doc="", source=None):
+        self.name = name
+        self.inputs = tuple(i if isinstance(i, Input) else Input(i) for i in inputs)
+        self.outputs = tuple(outputs)
+        self.attrs = tuple(attrs)
+        self.traits = frozenset(traits)
+        unknown = self.traits - TRAITS
+        if unknown:
+            raise ValueError(f"define_op({name!r}): unknown traits {sorted(unknown)}; "
+                             f"expected some of {sorted(TRAITS)}")
+        if promote not in (None, "out", "common"):
+            raise ValueError(f"define_op({name!r}): promote must be None, 'out' or 'common', "
+                             f"got {promote!r}")
+        names = [i.name for i in self.inputs] + [a.name for a in self.attrs]
+        if len(set(names)) != len(names):
+            raise ValueError(f"define_op({name!r}): input and attr names must be unique, "
+                             f"got {names}")
+        if dtype_from is not None and dtype_from not in names:
+            raise ValueError(f"define_op({name!r}): dtype_from={dtype_from!r} names no input "
+                             f"or attr; expected one of {names}")
+        self.infer, self.check, self.doc = infer, check, doc
+        self.promote, self.dtype_from = promote, dtype_from
+        self.differentiable = "no_grad" not in self.traits
+        self.grad = None            # set by minflow.autograd.register_grad
+        self.kernels = []           # set by minflow.kernels.register_kernel
+        self.kernel_cache = {}      # (device type, dtype) -> kernel, filled on first use
+        self._attr_index = {a.name: a for a in self.attrs}
+        self.source = source
+
+    def resolve_attrs(self, attrs):
+        """Fill defaults and validate; the same dict comes back (callers pass a fresh one)."""
+        for attr in self.attrs:
+            value = attrs.get(attr.name, REQUIRED)
+            if value is REQUIRED:
+                if attr.default is REQUIRED:
+                    raise TypeError(f"{self.name}: missing required attr '{attr.name}'")
+                attrs[attr.name] = attr.default
+            elif value is not attr.default:
+                attrs[attr.name] = attr.validate(self.name, value)
+        if len(attrs) != len(self.attrs):
+            extra = sorted(set(attrs) - set(self._attr_index))
+            raise TypeError(f"{self.name}: unexpected attrs {extra}; expected "
+                            f"{[a.name for a in self.attrs]}")
+        return attrs
+
+    def __repr__(self):
+        return (f"OpDef({self.name}: ({', '.join(map(repr, self.inputs))}) -> "
+                f"({', '.join(self.outputs)}), attrs=[{', '.join(map(repr, self.attrs))}])")
+
+
+_REGISTRY = {}
+
+
+def define_op(name, inputs, outputs=("out",), *, infer, attrs=(), traits=(), check=None,
+              promote=None, dtype_from=None, doc="", source=None):
+    """Declare an op; a second definition of the same name is an error."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"define_op: expected a non-empty op name, got {name!r}")
+    if name in _REGISTRY:
+        first = _REGISTRY[name].source or "minflow"
+        raise ValueError(f"define_op: op {name!r} is already defined (by {first})")
+    op = OpDef(name, inputs, outputs, infer, attrs, traits, check, promote, dtype_from, doc,
+               source)
+    _REGISTRY[name] = op
+    return op
+
+
+def get_op(name):
+    """The ``OpDef`` called ``name``, or a KeyError listing close names."""
+    op = _REGISTRY.get(name)
+    if op is None:
+        close = [n for n in _REGISTRY if name in n or n in name][:8]
+        raise KeyError(f"no op named {name!r}" + (f"; did you mean {close}?" if close else ""))
+    return op
+
+
+def all_ops():
+    """Every defined op, sorted by name."""
+    return [_REGISTRY[n] for n in sorted(_REGISTRY)]
