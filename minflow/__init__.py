@@ -10,16 +10,12 @@ from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enab
 from .core.random import Generator, manual_seed, initial_seed, seed, default_generator
 from .core.tensor import Size, Tensor
 from .core import dispatch as _dispatch
-from .ops import copy as _ops_copy, creation as _ops_creation, elementwise as _ops_elementwise
-from .ops import reduce as _ops_reduce, shape as _ops_shape
 from . import kernels as _kernels
-from .kernels.generic import copy as _k_copy, creation as _k_creation, reduce as _k_reduce
-from .kernels.generic import shape as _k_shape
-from .autograd.grads import elementwise as _g_ew, reduce as _g_reduce, shape as _g_shape
 from . import autograd
-from .core.namespace import F as _F
+from . import nn
 
 _dispatch._late_imports()
+from .core.namespace import F as _F
 
 float = float32  # noqa: A001  (minflow.float, as torch.float)
 double = float64

@@ -1,5 +1,24 @@
-"""Kernels: per (op, device type, dtypes). Importing this registers all of them."""
+"""Kernels: per (op, device type, dtypes). Importing this imports every op family with
+its kernels (generic, numpy-only and cupy-only) and its grad functions."""
+import importlib
+
 from .registry import KernelNotFoundError, register_array_function, register_kernel
-from .generic import elementwise  # noqa: F401
 
 __all__ = ["register_kernel", "register_array_function", "KernelNotFoundError"]
+
+FAMILIES = ("copy", "creation", "elementwise", "reduce", "shape", "linalg", "activation", "nn",
+            "loss")
+
+
+def _load_families():
+    for family in FAMILIES:
+        importlib.import_module(f"minflow.ops.{family}")
+        for where in ("kernels.generic", "kernels.numpy", "kernels.cupy", "autograd.grads"):
+            try:
+                importlib.import_module(f"minflow.{where}.{family}")
+            except ModuleNotFoundError as err:
+                if err.name != f"minflow.{where}.{family}":
+                    raise
+
+
+_load_families()

@@ -1,0 +1,86 @@
+"""Finite-difference gradient checks, as ``torch.autograd.gradcheck``."""
+import numpy as np
+
+from ..core.tensor import Tensor
+from .engine import grad as autograd_grad
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Analytical and numerical gradients disagree."""
+
+
+def _outputs(fn, inputs):
+    out = fn(*inputs)
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _numerical(fn, inputs, i, out_index, grad_out, eps):
+    """d <grad_out, fn(inputs)[out_index]> / d inputs[i], by central differences."""
+    x = inputs[i]
+    flat = x._data.reshape(-1)
+    result = np.zeros(flat.size)
+    for k in range(flat.size):
+        orig = flat[k]
+        values = []
+        for delta in (eps, -eps):
+            flat[k] = orig + delta
+            out = _outputs(fn, inputs)[out_index]
+            values.append(float((np.asarray(out._data, dtype=np.float64) * grad_out).sum()))
+        flat[k] = orig
+        result[k] = (values[0] - values[1]) / (2 * eps)
+    return result.reshape(x._data.shape)
+
+
+def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+    """Compare autograd's gradients of ``fn`` with central differences, in float64.
+
+    ``inputs``: a tensor or tuple; tensors that require grad are checked (use float64).
+    Returns True, or raises GradcheckError naming the input and output and the gap.
+    """
+    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if not diff:
+        raise ValueError("gradcheck: no input requires grad")
+    for i in diff:
+        if inputs[i].dtype.name != "float64":
+            raise ValueError(f"gradcheck: input {i} is {inputs[i].dtype.name}; use float64")
+    outs = _outputs(fn, inputs)
+    rng = np.random.default_rng(0)
+    for o, out in enumerate(outs):
+        if not isinstance(out, Tensor) or not out.requires_grad:
+            continue
+        grad_out = rng.standard_normal(out._data.shape)
+        g = Tensor._make(grad_out.astype(out.dtype.np), out.dtype, out.device)
+        analytical = autograd_grad(out, [inputs[i] for i in diff], g, retain_graph=True,
+                                   allow_unused=True)
+        for i, a in zip(diff, analytical):
+            num = _numerical(fn, inputs, i, o, grad_out, eps)
+            ana = np.zeros_like(num) if a is None else np.asarray(a._data, dtype=np.float64)
+            if not np.allclose(ana, num, atol=atol, rtol=rtol):
+                gap = np.abs(ana - num).max()
+                msg = (f"gradcheck: gradient of output {o} w.r.t. input {i} differs by up to "
+                       f"{gap:.3g}\nanalytical:\n{ana}\nnumerical:\n{num}")
+                if raise_exception:
+                    raise GradcheckError(msg)
+                return False
+    return True
+
+
+def gradgradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+    """gradcheck of the first derivative (checks that backward is differentiable)."""
+    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+    rng = np.random.default_rng(1)
+
+    def first_grads(*xs):
+        outs = _outputs(fn, xs)
+        seeds = [Tensor._make(rng_fixed[k], o.dtype, o.device) for k, o in enumerate(outs)]
+        found = autograd_grad(outs, [x for x in xs if isinstance(x, Tensor) and
+                                     x.requires_grad], seeds, create_graph=True,
+                              allow_unused=True)
+        return tuple(g for g in found if g is not None)
+
+    rng_fixed = [rng.standard_normal(o._data.shape).astype(o.dtype.np)
+                 for o in _outputs(fn, inputs)]
+    return gradcheck(first_grads, inputs, eps, atol, rtol)

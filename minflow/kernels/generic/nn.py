@@ -1,0 +1,1 @@
+"""nn family (kernels/generic)."""

@@ -1,0 +1,1 @@
+"""loss family (ops)."""
