@@ -58,7 +58,7 @@ class _Saved:
             # re-attach the node on unpack.
             alias = Tensor._make(tensor._data, tensor.dtype, tensor.device)
             alias._version = tensor._version
-            alias._requires_grad = tensor._requires_grad
+            alias._requires_grad = tensor.dtype.is_floating_point   # record() marks it next
             tensor = alias
         self.tensor = tensor
 
