@@ -125,7 +125,7 @@ public(div, name="true_divide")
 for _name, _sym in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"),
                     ("ge", ">=")):
     _op = define_op(_name, [Input("input", scalar_ok=True), Input("other", scalar_ok=True)],
-                    infer=infer.compare, traits=BC, promote="common",
+                    infer=infer.compare, traits=BC + ("no_grad",), promote="common",
                     doc=f"Elementwise input {_sym} other as a bool tensor.")
     generate_function(_op, method=True, out=True,
                       doc=f"{_name}(input, other, out=None) -> Tensor\n\nElementwise "
