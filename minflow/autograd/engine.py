@@ -4,6 +4,7 @@ Each node runs once every node that feeds it gradients has run (Kahn's algorithm
 the edges reachable from the roots). Gradients arriving at one output are summed; leaf
 nodes accumulate into ``.grad``; ``autograd.grad`` captures gradients instead.
 """
+from ..core.device import to_numpy
 from ..core.namespace import F
 from ..core.grad_mode import set_grad_enabled
 from ..core.tensor import Tensor
@@ -158,7 +159,7 @@ def _check_finite(node, grads):
     for i, g in enumerate(grads):
         if g is None or not g.dtype.is_floating_point or g.device.type == "meta":
             continue
-        if not bool(F.isfinite(g.detach()).all()):
+        if not bool(to_numpy(F.isfinite(g.detach())._data).all()):
             raise RuntimeError(f"Function '{node.name()}' returned nan or inf values in its "
                                f"{i}th output; the forward op '{node.op_name}' was created at "
                                f"{node.source or '<unknown source>'}")

@@ -134,7 +134,9 @@ class Node:
         self.source = None            # user's source line, under detect_anomaly
 
     def name(self):
-        return "".join(p.capitalize() for p in self.op_name.split("_")) + "Backward0"
+        base = self.op_name if "_" not in self.op_name and self.op_name[:1].isupper() else \
+            "".join(p.capitalize() for p in self.op_name.split("_"))
+        return base + "Backward0"
 
     def __repr__(self):
         return f"<{self.name()}>"
@@ -246,7 +248,8 @@ def user_source_line():
     import os
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     frame = sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(pkg):
+    while frame is not None and (frame.f_code.co_filename.startswith("<minflow.")
+                                 or os.path.abspath(frame.f_code.co_filename).startswith(pkg)):
         frame = frame.f_back
     if frame is None:
         return "<unknown>"

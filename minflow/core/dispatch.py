@@ -107,6 +107,10 @@ class EagerInterpreter(Interpreter):
     """Runs kernels now, on real arrays."""
 
     def run(self, op, inputs, attrs, metas):
+        if op.fast and metas[1].__class__ is _DType:
+            out = _run_fast(op, inputs, attrs, metas)
+            if out is not None:
+                return out
         in_device = _tensor_device(op, inputs)
         device = attrs.get("device") if "device" in attrs else None
         if device is None:
@@ -173,6 +177,47 @@ class EagerInterpreter(Interpreter):
         return outs
 
 
+def _run_fast(op, inputs, attrs, metas):
+    """The common case in one pass: single output, plain inputs, cpu, cached kernel.
+
+    Returns None whenever the general path is needed (it also reports the errors).
+    """
+    dtype = metas[1]
+    compute = dtype if op.promote == "out" else (
+        _compute_dtype(op, inputs, metas) if op.promote is not None else None)
+    device = key_dtype = None
+    grad = False
+    arrays = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if device is None:
+                device, key_dtype = x.device, x.dtype
+            elif x.device is not device:
+                return None
+            if x._requires_grad:
+                grad = True
+            a = x._data
+            if compute is not None and x.dtype is not compute:
+                a = a.astype(compute.np)
+            arrays.append(a)
+        else:
+            arrays.append(x)
+    if device is not _CPU:
+        return None
+    kernel = op.kernel_cache.get(("cpu", compute or key_dtype))
+    if kernel is None:
+        return None
+    result = kernel(*arrays, **attrs) if attrs else kernel(*arrays)
+    if result.__class__ is not np.ndarray:
+        result = np.asarray(result)
+    if result.dtype is not dtype.np and result.dtype != dtype.np:
+        result = result.astype(dtype.np)
+    out = _make(result, dtype, device)
+    if grad and grad_state.grad_enabled and op.differentiable:
+        record(op, inputs, attrs, [out])
+    return out
+
+
 def _cast(array, dtype, compute, promote):
     if compute is not None and promote and dtype is not compute:
         return array.astype(compute.np)
@@ -180,6 +225,8 @@ def _cast(array, dtype, compute, promote):
 
 
 _SCALARS = (np.generic, int, float, bool)
+_DType = dtypes.DType
+_make = Tensor._make
 _CPU = None
 _interpreter = [EagerInterpreter()]
 

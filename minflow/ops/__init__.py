@@ -1,4 +1,11 @@
 """Op definitions, one module per family; ``list_ops`` describes them all."""
 from .registry import Attr, Input, OpDef, all_ops, define_op, get_op
 
-__all__ = ["Attr", "Input", "OpDef", "define_op", "get_op", "all_ops"]
+
+def list_ops():
+    """Every op with inputs, outputs, attrs, traits and registered kernels (see catalog)."""
+    from .catalog import list_ops as _list
+    return _list()
+
+
+__all__ = ["Attr", "Input", "OpDef", "define_op", "get_op", "all_ops", "list_ops"]

@@ -1,11 +1,14 @@
 """Ops that copy or convert a tensor: clone, contiguous, cast (dtype), to_device."""
 from ..core.device import Device
 from ..core.functional import generate_function, public, tensor_method
+from ..core.inplace import inplace
+from ..core.namespace import F
+from ..core.tensor import Tensor
 from .registry import Attr, define_op
 
 _clone = define_op("clone", ["input"], infer=lambda input: (input._data.shape, input.dtype),
                    traits=("elementwise", "no_side_effect"), doc="A copy with its own storage.")
-generate_function(_clone, method=True, doc="clone(input) -> Tensor\n\nA copy of ``input`` with "
+_clone_fn = generate_function(_clone, method=True, doc="clone(input) -> Tensor\n\nA copy of ``input`` with "
                   "its own storage; gradients flow back to ``input``.\n\n"
                   ">>> minflow.tensor([1.0]).clone().tolist()\n[1.0]")
 
@@ -47,3 +50,43 @@ def to_device(input, device):
     """``input`` on ``device`` (a copy), or ``input`` itself if it is there already."""
     device = Device(device)
     return input if input.device is device else _to_device_fn(input, device)
+
+
+@tensor_method("fill_")
+def fill_(self, value):
+    """Fill ``self`` with ``value`` in place.
+
+    >>> minflow.zeros(2).fill_(3).tolist()
+    [3.0, 3.0]
+    """
+    if isinstance(value, Tensor):
+        value = value.item()
+    return inplace(lambda src, v: F.full_like(src, v), "fill_", self, value)
+
+
+@tensor_method("zero_")
+def zero_(self):
+    """Fill ``self`` with zeros in place.
+
+    >>> minflow.ones(2).zero_().tolist()
+    [0.0, 0.0]
+    """
+    return fill_(self, 0)
+
+
+@tensor_method("copy_")
+def copy_(self, src):
+    """Copy ``src`` (broadcast, cast to ``self``'s dtype and device) into ``self`` in place;
+    gradients flow to ``src``.
+
+    >>> minflow.zeros(2).copy_(minflow.tensor([1, 2])).tolist()
+    [1.0, 2.0]
+    """
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_: expected src to be a Tensor, got {type(src).__name__}")
+
+    def copied(target, source):
+        out = to_device(cast(source, target.dtype), target.device)
+        out = F.expand(out, tuple(target.shape))
+        return _clone_fn(out) if out._base is not None or out is source else out
+    return inplace(copied, "copy_", self, src)

@@ -56,6 +56,10 @@ def _binary_dtype(a, b):
 
 def binary(input, other):
     """Broadcast shapes, promoted dtype (Python scalars are weak)."""
+    if input.__class__ is Tensor and other.__class__ is Tensor:     # the common case, inlined
+        sa, sb = input._data.shape, other._data.shape
+        return (sa if sa == sb else broadcast_shapes(sa, sb),
+                input.dtype if input.dtype is other.dtype else dtypes.result_type(input, other))
     return _binary_shape(input, other), _binary_dtype(input, other)
 
 

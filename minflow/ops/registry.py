@@ -106,7 +106,7 @@ class OpDef:
 
     __slots__ = ("name", "inputs", "outputs", "attrs", "traits", "infer", "check", "doc",
                  "promote", "dtype_from", "grad", "kernels", "kernel_cache", "_attr_index",
-                 "differentiable", "source")
+                 "differentiable", "source", "fast")
 
     def __init__(self, name, inputs, outputs, infer, attrs=(), traits=(), check=None,
                  promote=None, dtype_from=None, doc="", source=None):
@@ -137,6 +137,10 @@ class OpDef:
         self.kernel_cache = {}      # (device type, dtype) -> kernel, filled on first use
         self._attr_index = {a.name: a for a in self.attrs}
         self.source = source
+        # the eager interpreter's one-pass path applies to ops without these features
+        self.fast = (not any(i.variadic or not i.promote for i in self.inputs)
+                     and "view" not in self.traits and "device" not in self._attr_index
+                     and dtype_from is None)
 
     def resolve_attrs(self, attrs):
         """Fill defaults and validate; the same dict comes back (callers pass a fresh one)."""

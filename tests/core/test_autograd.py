@@ -145,3 +145,38 @@ def test_composites_gradcheck(fn):
     b = minflow.tensor([[0.7], [1.9]], dtype=minflow.float64, requires_grad=True)
     assert gradcheck(fn, (a, b))
     assert gradgradcheck(fn, (a, b))
+
+
+class Cube(minflow.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.save_for_backward(x)
+        ctx.k = k
+        return x * x * x * k
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * 3 * x * x * ctx.k, None
+
+
+def test_custom_function():
+    x = leaf([1.0, 2.0])
+    y = Cube.apply(x, 2.0)
+    assert y.grad_fn.name() == "CubeBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [6.0, 24.0]
+    assert gradcheck(lambda t: Cube.apply(t, 0.5), (leaf([0.3, -1.1]),))
+    with minflow.no_grad():
+        assert not Cube.apply(x, 1.0).requires_grad
+
+
+def test_detect_anomaly_names_op_and_source_line():
+    x = leaf([0.0, 1.0])
+    with minflow.autograd.detect_anomaly():
+        y = x.sqrt()           # d sqrt / dx at 0 is inf
+        with pytest.raises(RuntimeError, match=r"SqrtBackward0.*'sqrt'.*test_autograd.py:\d+"):
+            y.sum().backward()
+    z = x.sqrt().sum()
+    z.backward()               # without anomaly mode the inf goes through silently
+    assert np.isinf(x.grad.numpy()[0])

@@ -122,3 +122,17 @@ def test_bool_and_len():
     assert bool(minflow.tensor([1.0])) is True
     with pytest.raises(RuntimeError, match="ambiguous"):
         bool(minflow.zeros(2))
+
+
+def test_fill_zero_copy_inplace():
+    x = minflow.ones(2, 2)
+    base = x.numpy()
+    assert x.fill_(2.5) is x and base.tolist() == [[2.5, 2.5], [2.5, 2.5]]
+    assert x.zero_().tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    x.copy_(minflow.tensor([1, 2]))
+    assert x.tolist() == [[1.0, 2.0], [1.0, 2.0]] and x.dtype is minflow.float32
+    src = minflow.tensor([1.0, 2.0], requires_grad=True)
+    y = minflow.zeros(2)
+    y.copy_(src)
+    (y * 3).sum().backward()
+    assert src.grad.tolist() == [3.0, 3.0]

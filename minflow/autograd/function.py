@@ -1,0 +1,77 @@
+"""``minflow.autograd.Function``: user-defined ops with forward and backward in Python.
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (y,) = ctx.saved_tensors
+            return grad_out * y
+
+    y = Exp.apply(x)
+"""
+from ..core.grad_mode import no_grad, state as grad_state
+from ..core.tensor import Tensor
+from .node import GradContext, GradFunction, Node, _anomaly, _edge, user_source_line
+
+__all__ = ["Function"]
+
+
+class _FunctionGrad(GradFunction):
+    """Adapts a Function subclass's ``backward`` to the tape's grad-function protocol."""
+
+    def __init__(self, cls):
+        self.cls = cls
+
+    def apply(self, ctx, *grad_outs):
+        grads = self.cls.backward(ctx, *grad_outs)
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        if len(grads) != len(ctx.input_is_tensor):
+            raise RuntimeError(f"{self.cls.__name__}.backward returned {len(grads)} gradients, "
+                               f"expected {len(ctx.input_is_tensor)} (one per forward input)")
+        return tuple(g for g, is_t in zip(grads, ctx.input_is_tensor) if is_t)
+
+
+class Function:
+    """Base class of custom differentiable functions: define static ``forward(ctx, *args)``
+    and ``backward(ctx, *grad_outs)``, call ``apply(*args)``."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("Function subclasses must define forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx, *grad_outs):
+        raise NotImplementedError("Function subclasses must define backward(ctx, *grad_outs)")
+
+    @classmethod
+    def apply(cls, *args):
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        record = grad_state.grad_enabled and any(t._requires_grad for t in tensors)
+        fn = _FunctionGrad(cls)
+        node = Node(fn, cls.__name__, tuple(_edge(t) for t in tensors), ())
+        ctx = GradContext(node, tuple(isinstance(a, Tensor) and a._requires_grad
+                                      for a in args), ())
+        ctx.input_is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        with no_grad():
+            result = cls.forward(ctx, *args)
+        if not record:
+            return result
+        outputs = result if isinstance(result, tuple) else (result,)
+        for o in outputs:
+            if not isinstance(o, Tensor):
+                raise TypeError(f"{cls.__name__}.forward must return tensors, got "
+                                f"{type(o).__name__}")
+        node.ctx = ctx
+        node.out_meta = tuple((o._data.shape, o.dtype, o.device) for o in outputs)
+        ctx._outputs = outputs
+        for nr, o in enumerate(outputs):
+            if o.dtype.is_floating_point:
+                o._requires_grad, o.grad_fn, o._output_nr = True, node, nr
+        if _anomaly[0]:
+            node.source = user_source_line()
+        return result

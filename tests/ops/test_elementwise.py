@@ -1,0 +1,204 @@
+"""Elementwise ops driven from one table: forward vs numpy, every dtype, non-contiguous
+inputs, gradcheck and double backward, in-place and out= variants, meta inference."""
+import numpy as np
+import pytest
+
+import minflow
+from minflow.autograd import gradcheck, gradgradcheck
+
+F32, F64, I64, I32, B = "float32", "float64", "int64", "int32", "bool"
+FLOATS = (F32, F64, "float16")
+
+
+def positive(shape, rng):
+    return rng.uniform(0.5, 2.0, shape)
+
+
+def anywhere(shape, rng):
+    return rng.uniform(-2.0, 2.0, shape)
+
+
+def away_from_ints(shape, rng):
+    return rng.integers(-3, 3, shape) + rng.uniform(0.1, 0.9, shape)
+
+
+# name: (numpy reference, input sampler, dtypes, differentiable)
+UNARY = {
+    "neg": (np.negative, anywhere, FLOATS + (I32, I64), True),
+    "abs": (np.abs, away_from_ints, FLOATS + (I32, I64), True),
+    "sign": (np.sign, away_from_ints, FLOATS + (I64,), True),
+    "square": (np.square, anywhere, FLOATS + (I64,), True),
+    "floor": (np.floor, away_from_ints, FLOATS, True),
+    "ceil": (np.ceil, away_from_ints, FLOATS, True),
+    "round": (np.round, away_from_ints, FLOATS, True),
+    "exp": (np.exp, anywhere, FLOATS, True),
+    "expm1": (np.expm1, anywhere, FLOATS, True),
+    "log": (np.log, positive, FLOATS, True),
+    "log1p": (np.log1p, positive, FLOATS, True),
+    "sqrt": (np.sqrt, positive, FLOATS, True),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), positive, FLOATS, True),
+    "reciprocal": (lambda x: 1 / x, positive, FLOATS, True),
+    "sin": (np.sin, anywhere, FLOATS, True),
+    "cos": (np.cos, anywhere, FLOATS, True),
+    "tanh": (np.tanh, anywhere, FLOATS, True),
+    "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), anywhere, FLOATS, True),
+    "isnan": (np.isnan, anywhere, FLOATS, False),
+    "isfinite": (np.isfinite, anywhere, FLOATS, False),
+    "logical_not": (np.logical_not, anywhere, FLOATS + (B,), False),
+}
+BINARY = {
+    "add": (np.add, anywhere, FLOATS + (I32, I64), True),
+    "sub": (np.subtract, anywhere, FLOATS + (I32, I64), True),
+    "mul": (np.multiply, anywhere, FLOATS + (I32, I64), True),
+    "div": (np.true_divide, positive, FLOATS, True),
+    "floor_divide": (np.floor_divide, positive, FLOATS + (I64,), True),
+    "remainder": (np.remainder, positive, FLOATS + (I64,), True),
+    "pow": (np.power, positive, FLOATS, True),
+    "maximum": (np.maximum, anywhere, FLOATS + (I64,), True),
+    "minimum": (np.minimum, anywhere, FLOATS + (I64,), True),
+    "eq": (np.equal, away_from_ints, FLOATS + (I64, B), False),
+    "lt": (np.less, anywhere, FLOATS + (I64,), False),
+    "ge": (np.greater_equal, anywhere, FLOATS + (I64,), False),
+    "logical_and": (np.logical_and, anywhere, FLOATS + (B,), False),
+    "logical_xor": (np.logical_xor, anywhere, FLOATS + (B,), False),
+}
+UNDECLARED = [("floor", B), ("bitwise_not", F32), ("sub", B), ("isnan", None)]
+
+
+def sample(sampler, shape, dtype, seed=0):
+    values = sampler(shape, np.random.default_rng(seed))
+    if dtype == B:
+        return values > 0
+    if dtype in (I32, I64):
+        return np.round(values * 3).astype(dtype) + (1 if sampler is positive else 0)
+    return values.astype(dtype)
+
+
+def fn(name):
+    return getattr(minflow, name)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_forward_every_dtype(name, device):
+    ref, sampler, dtypes, _ = UNARY[name]
+    for dtype in dtypes:
+        x = sample(sampler, (3, 4), dtype)
+        out = fn(name)(minflow.tensor(x, device=device))
+        expected = ref(x)
+        if expected.dtype.kind == "f" and x.dtype.kind != "f":
+            expected = expected.astype(np.float32)
+        assert out.dtype.name == expected.dtype.name or out.dtype.name == "bool"
+        np.testing.assert_allclose(out.cpu().numpy(), expected, rtol=2e-3 if dtype == "float16"
+                                   else 1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_forward_broadcast_every_dtype(name, device):
+    ref, sampler, dtypes, _ = BINARY[name]
+    for dtype in dtypes:
+        x, y = sample(sampler, (3, 1), dtype, 1), sample(sampler, (4,), dtype, 2)
+        out = fn(name)(minflow.tensor(x, device=device), minflow.tensor(y, device=device))
+        tol = 3e-3 if dtype == "float16" else 1e-6
+        np.testing.assert_allclose(out.cpu().numpy(), ref(x, y), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_non_contiguous_input(name):
+    ref, sampler, dtypes, _ = UNARY[name]
+    x = sample(sampler, (4, 3), dtypes[0]).T          # a strided view
+    out = fn(name)(minflow.from_numpy(x))
+    np.testing.assert_allclose(out.numpy(), ref(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(UNARY) if UNARY[n][3]])
+def test_unary_gradcheck_and_double_backward(name):
+    _, sampler, _, _ = UNARY[name]
+    x = minflow.tensor(sample(sampler, (2, 3), F64), requires_grad=True)
+    assert gradcheck(fn(name), (x,))
+    assert gradgradcheck(fn(name), (x,))
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(BINARY) if BINARY[n][3]])
+def test_binary_gradcheck_and_double_backward(name):
+    _, sampler, _, _ = BINARY[name]
+    x = minflow.tensor(sample(sampler, (2, 1), F64, 3), requires_grad=True)
+    y = minflow.tensor(sample(sampler, (3,), F64, 4), requires_grad=True)
+    assert gradcheck(fn(name), (x, y))
+    assert gradgradcheck(fn(name), (x, y))
+
+
+@pytest.mark.parametrize("name", ["exp", "sqrt", "abs", "neg", "sigmoid", "floor"])
+def test_inplace_and_out_equal_functional(name):
+    _, sampler, _, _ = UNARY[name]
+    x = minflow.tensor(sample(sampler, (5,), F32))
+    expected = fn(name)(x).tolist()
+    out = minflow.empty(5)
+    assert fn(name)(x, out=out) is out and out.tolist() == expected
+    y = x.clone()
+    assert getattr(y, name + "_")() is y and y.tolist() == expected
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "pow", "remainder"])
+def test_binary_inplace_and_out_equal_functional(name):
+    x = minflow.tensor(sample(positive, (2, 3), F32, 5))
+    y = minflow.tensor(sample(positive, (3,), F32, 6))
+    expected = fn(name)(x, y).tolist()
+    out = minflow.zeros(2, 3)
+    assert fn(name)(x, y, out=out).tolist() == expected
+    z = x.clone()
+    assert getattr(z, name + "_")(y).tolist() == expected
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_meta_inference_matches_eager(name):
+    _, sampler, dtypes, _ = UNARY[name]
+    x = minflow.tensor(sample(sampler, (2, 3), dtypes[0]))
+    eager, meta = fn(name)(x), fn(name)(x.to("meta"))
+    assert meta.shape == eager.shape and meta.dtype is eager.dtype
+
+
+@pytest.mark.parametrize("name, dtype", UNDECLARED[:3])
+def test_undeclared_dtype_raises(name, dtype):
+    x = minflow.tensor(sample(anywhere, (2,), dtype))
+    args = (x, x) if name == "sub" else (x,)
+    with pytest.raises((TypeError, RuntimeError), match=name):
+        fn(name)(*args)
+
+
+def test_div_rounding_modes_match_python():
+    a = minflow.tensor([7, -7, 7, -7])
+    b = minflow.tensor([2, 2, -2, -2])
+    assert minflow.div(a, b, rounding_mode="trunc").tolist() == [3, -3, -3, 3]
+    assert minflow.div(a, b, rounding_mode="floor").tolist() == [7 // 2, -7 // 2, 7 // -2, 3]
+    assert minflow.div(a.float(), b, rounding_mode="trunc").tolist() == [3.0, -3.0, -3.0, 3.0]
+
+
+def test_where_clamp_masked_fill():
+    x = minflow.tensor([-2.0, 0.5, 3.0])
+    assert minflow.where(x > 0, x, minflow.zeros(3)).tolist() == [0.0, 0.5, 3.0]
+    assert x.clamp(max=1).tolist() == [-2.0, 0.5, 1.0]
+    assert minflow.clamp(minflow.tensor([1, 5]), 2, 4).tolist() == [2, 4]
+    assert x.masked_fill(x < 0, 9.0).tolist() == [9.0, 0.5, 3.0]
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
+        x.clamp()
+    with pytest.raises(TypeError, match="masked_fill: expected mask with dtype in \\[bool\\]"):
+        x.masked_fill(x, 1.0)
+
+
+def test_against_torch():
+    torch = pytest.importorskip("torch")
+    x = np.linspace(-3, 3, 13)
+    for name in ("sigmoid", "tanh", "expm1", "sign", "round", "floor"):
+        ours = fn(name)(minflow.tensor(x)).numpy()
+        theirs = getattr(torch, name)(torch.tensor(x)).numpy()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, err_msg=name)
+    a, b = np.array([5.0, -5.0, 5.5, -5.5]), np.array([3.0, 3.0, -2.0, -2.0])
+    for name in ("remainder", "floor_divide", "maximum", "pow"):
+        ours = fn(name)(minflow.tensor(a), minflow.tensor(b)).numpy()
+        theirs = getattr(torch, name)(torch.tensor(a), torch.tensor(b)).numpy()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, err_msg=name)
+    xa = minflow.tensor([0.0, 1.0, 2.0], dtype=minflow.float64, requires_grad=True)
+    ta = torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    (minflow.maximum(xa, 1.0) + xa.abs() + xa ** 2).sum().backward()
+    (torch.maximum(ta, torch.tensor(1.0, dtype=torch.float64)) + ta.abs() + ta ** 2).sum().backward()
+    np.testing.assert_allclose(xa.grad.numpy(), ta.grad.numpy())
