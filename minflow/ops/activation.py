@@ -1,1 +1,236 @@
-"""activation family (ops)."""
+"""Activations, with PyTorch's signatures (minflow.nn.functional takes ``__all__``).
+
+leaky_relu is the model op of the code base, end to end:
+  op here (``leaky_relu`` and its grad op ``leaky_relu_grad``)
+  -> kernels: kernels/generic/activation.py (cpu), kernels/cupy/activation.py (cuda)
+  -> grad functions: autograd/grads/activation.py
+Others are ops where that pays (relu, gelu, softmax, log_softmax) or composites of
+differentiable ops (elu, silu, softplus, hardtanh, gelu with approximate='tanh').
+"""
+import math
+
+from ..core import dtype as dtypes
+from ..core.dispatch import apply
+from ..core.functional import make_inplace, public
+from ..core.inplace import inplace as _inplace
+from ..core.namespace import F
+from . import infer
+from .registry import Attr, define_op
+
+__all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "gelu", "silu", "softplus",
+           "hardtanh", "softmax", "log_softmax", "sigmoid", "tanh"]
+
+EW = ("elementwise", "no_side_effect")
+
+
+def _float_input(input, **attrs):
+    infer.check_dtype(input, dtypes.FLOATS)
+    return input._data.shape, input.dtype
+
+
+def _grad_infer(grad_out, input, **attrs):
+    if grad_out._data.shape != input._data.shape or grad_out.dtype is not input.dtype:
+        raise RuntimeError(f"expected grad_out like input (shape {list(input._data.shape)}, "
+                           f"dtype {input.dtype.name}), got shape "
+                           f"{list(grad_out._data.shape)}, dtype {grad_out.dtype.name}")
+    return _float_input(input)
+
+
+# ---- leaky_relu: out = x if x > 0 else negative_slope * x ----------------------------
+
+LEAKY_RELU = define_op("leaky_relu", ["input"], infer=_float_input, traits=EW,
+                       attrs=[Attr("negative_slope", "float", 0.01)],
+                       doc="x if x > 0 else negative_slope * x.")
+LEAKY_RELU_GRAD = define_op("leaky_relu_grad", ["grad_out", "input"], infer=_grad_infer,
+                            traits=EW, attrs=[Attr("negative_slope", "float")],
+                            doc="grad_out if input > 0 else negative_slope * grad_out.")
+
+
+@public
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """leaky_relu(input, negative_slope=0.01, inplace=False) -> Tensor
+
+    out = x if x > 0 else negative_slope * x.
+
+    >>> minflow.nn.functional.leaky_relu(minflow.tensor([-2.0, 3.0]), 0.5).tolist()
+    [-1.0, 3.0]
+    """
+    if inplace:
+        return F.leaky_relu_(input, negative_slope)
+    return apply(LEAKY_RELU, (input,), {"negative_slope": negative_slope})
+
+
+leaky_relu_ = make_inplace(leaky_relu, "leaky_relu_")
+
+
+# ---- relu: max(x, 0); ints too, as torch ---------------------------------------------
+
+def _relu_infer(input):
+    infer.check_dtype(input, dtypes.NUMERIC)
+    return input._data.shape, input.dtype
+
+
+RELU = define_op("relu", ["input"], infer=_relu_infer, traits=EW, doc="max(x, 0).")
+
+
+@public(method=True)
+def relu(input, inplace=False):
+    """relu(input, inplace=False) -> Tensor
+
+    out = max(x, 0); the gradient at 0 is 0, as PyTorch.
+
+    >>> minflow.relu(minflow.tensor([-1.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+    if inplace:
+        return F.relu_(input)
+    return apply(RELU, (input,), {})
+
+
+relu_ = make_inplace(relu, "relu_")
+
+
+# ---- gelu: x * Phi(x), Phi the standard normal CDF -----------------------------------
+
+GELU = define_op("gelu", ["input"], infer=_float_input, traits=EW,
+                 doc="x * Phi(x) with Phi the standard normal CDF (exact, erf based).")
+GELU_GRAD = define_op("gelu_grad", ["grad_out", "input"], infer=_grad_infer, traits=EW,
+                      doc="grad_out * (Phi(x) + x * phi(x)), phi the normal density.")
+
+
+@public
+def gelu(input, approximate="none"):
+    """gelu(input, approximate='none') -> Tensor
+
+    out = x * Phi(x), Phi the standard normal CDF; with approximate='tanh',
+    out = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+
+    >>> round(minflow.nn.functional.gelu(minflow.tensor([1.0])).item(), 4)
+    0.8413
+    """
+    if approximate == "none":
+        return apply(GELU, (input,), {})
+    if approximate != "tanh":
+        raise RuntimeError(f"gelu: approximate argument must be either none or tanh, got "
+                           f"{approximate!r}")
+    inner = F.mul(F.add(input, F.mul(F.mul(F.mul(input, input), input), 0.044715)),
+                  math.sqrt(2 / math.pi))
+    return F.mul(F.mul(input, 0.5), F.add(F.tanh(inner), 1))
+
+
+# ---- softmax / log_softmax along one dim (stable: the max is subtracted first) ----------
+
+def _dim_infer(input, dim):
+    _float_input(input)
+    return input._data.shape, input.dtype
+
+
+SOFTMAX = define_op("softmax", ["input"], infer=_dim_infer, attrs=[Attr("dim", "int")],
+                    traits=("opaque", "no_side_effect"), doc="exp(x) / sum(exp(x)) along dim.")
+LOG_SOFTMAX = define_op("log_softmax", ["input"], infer=_dim_infer, attrs=[Attr("dim", "int")],
+                        traits=("opaque", "no_side_effect"),
+                        doc="x - log(sum(exp(x))) along dim.")
+
+
+def _along(op, name, input, dim, dtype):
+    if dim is None:     # torch's legacy implicit choice, kept for compatibility
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    try:
+        (dim,) = infer.normalize_dims(dim, input.ndim, name) or (0,)
+    except (IndexError, TypeError, RuntimeError) as err:
+        raise type(err)(f"{name}: {err}") from None
+    if dtype is not None:
+        input = input.to(dtype=dtypes.as_dtype(dtype))
+    return apply(op, (input,), {"dim": dim})
+
+
+@public(method=True)
+def softmax(input, dim=None, dtype=None):
+    """softmax(input, dim, dtype=None) -> Tensor
+
+    out_i = exp(x_i) / sum_j exp(x_j) along ``dim``; ``dtype`` casts the input first.
+
+    >>> minflow.softmax(minflow.tensor([[1.0, 1.0]]), dim=1).tolist()
+    [[0.5, 0.5]]
+    """
+    return _along(SOFTMAX, "softmax", input, dim, dtype)
+
+
+@public(method=True)
+def log_softmax(input, dim=None, dtype=None):
+    """log_softmax(input, dim, dtype=None) -> Tensor
+
+    out_i = x_i - log(sum_j exp(x_j)) along ``dim``, computed stably.
+
+    >>> minflow.log_softmax(minflow.tensor([0.0, 0.0]), dim=0).exp().tolist()
+    [0.5, 0.5]
+    """
+    return _along(LOG_SOFTMAX, "log_softmax", input, dim, dtype)
+
+
+# ---- composites, differentiable through their parts --------------------------------
+# inplace=True runs them via core.inplace: on a snapshot, then written into input.
+
+@public
+def elu(input, alpha=1.0, inplace=False):
+    """elu(input, alpha=1.0, inplace=False) -> Tensor
+
+    out = x if x > 0 else alpha * (exp(x) - 1).
+
+    >>> minflow.nn.functional.elu(minflow.tensor([0.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+    # NOTE: expm1 sees min(x, 0): on the unused branch a huge x would give inf * 0 = nan
+    if inplace:
+        return _inplace(elu, "elu", input, alpha)
+    neg = F.mul(F.expm1(F.clamp(input, max=0)), alpha)
+    return F.where(F.gt(input, 0), input, neg)
+
+
+@public
+def silu(input, inplace=False):
+    """silu(input, inplace=False) -> Tensor
+
+    out = x * sigmoid(x).
+
+    >>> minflow.nn.functional.silu(minflow.tensor([0.0])).tolist()
+    [0.0]
+    """
+    if inplace:
+        return _inplace(silu, "silu", input)
+    return F.mul(input, F.sigmoid(input))
+
+
+@public
+def softplus(input, beta=1.0, threshold=20.0):
+    """softplus(input, beta=1.0, threshold=20.0) -> Tensor
+
+    out = log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold.
+
+    >>> round(minflow.nn.functional.softplus(minflow.tensor([0.0])).item(), 4)
+    0.6931
+    """
+    scaled = F.mul(input, beta)
+    # NOTE: clamping keeps exp finite on the branch where() discards (no inf * 0 = nan)
+    soft = F.div(F.log1p(F.exp(F.clamp(scaled, max=threshold))), beta)
+    return F.where(F.gt(scaled, threshold), input, soft)
+
+
+@public
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False) -> Tensor
+
+    out = min(max(x, min_val), max_val).
+
+    >>> minflow.nn.functional.hardtanh(minflow.tensor([-3.0, 0.5, 3.0])).tolist()
+    [-1.0, 0.5, 1.0]
+    """
+    if min_val > max_val:
+        raise ValueError(f"hardtanh: min_val cannot be greater than max_val, got "
+                         f"min_val={min_val}, max_val={max_val}")
+    if inplace:
+        return _inplace(hardtanh, "hardtanh", input, min_val, max_val)
+    return F.clamp(input, min_val, max_val)
+
+
+sigmoid, tanh = F.sigmoid, F.tanh

@@ -1,1 +1,225 @@
-"""linalg family (ops)."""
+"""Linear algebra: matmul (every PyTorch shape case), mm, bmm, einsum, linear.
+
+One ``matmul`` op serves matmul, mm, bmm and ``@``; its ``transpose_input`` and
+``transpose_other`` attrs (swap the last two dims first) let its grad function
+differentiate it with matmul alone. ``einsum`` is an op over a variadic operand list.
+"""
+import string
+
+from ..core import dtype as dtypes
+from ..core.dispatch import apply
+from ..core.functional import public
+from ..core.namespace import F
+from . import infer
+from .registry import Attr, Input, define_op
+
+__all__ = ["linear"]
+
+
+def _check_same_dtype(name, a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{name}: expected both operands to have the same dtype, but got "
+                           f"{a.dtype.name} != {b.dtype.name}")
+
+
+def _mat_shape(x, transpose):
+    shape = tuple(x._data.shape)
+    return shape[:-2] + (shape[-1], shape[-2]) if transpose else shape
+
+
+def _matmul_infer(input, other, transpose_input, transpose_other):
+    _check_same_dtype("matmul", input, other)
+    a, b = _mat_shape(input, transpose_input), _mat_shape(other, transpose_other)
+    if not a or not b:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{len(a)}D and {len(b)}D")
+    if (transpose_input and len(a) < 2) or (transpose_other and len(b) < 2):
+        raise RuntimeError(f"transposed operands must be at least 2D, got shapes {list(a)} "
+                           f"and {list(b)}")
+    a2 = (1,) + a if len(a) == 1 else a             # 1-D input: a row vector, squeezed after
+    b2 = b + (1,) if len(b) == 1 else b             # 1-D other: a column vector
+    if a2[-1] != b2[-2]:
+        raise RuntimeError(f"shapes {list(a)} and {list(b)} cannot be multiplied "
+                           f"({a2[-2]}x{a2[-1]} and {b2[-2]}x{b2[-1]})")
+    batch = infer.broadcast_shapes(a2[:-2], b2[:-2])
+    out = batch + (a2[-2],) * (len(a) > 1) + (b2[-1],) * (len(b) > 1)
+    return out, input.dtype
+
+
+MATMUL = define_op(
+    "matmul", ["input", "other"], infer=_matmul_infer,
+    attrs=[Attr("transpose_input", "bool", False), Attr("transpose_other", "bool", False)],
+    traits=("opaque", "no_side_effect"),
+    doc="Matrix product with broadcast batch dims; 1-D operands are promoted and squeezed.")
+
+
+@public(method=True)
+def matmul(input, other, *, out=None):
+    """matmul(input, other, *, out=None) -> Tensor
+
+    Matrix product as ``torch.matmul``: 1-D x 1-D is a dot product, 2-D x 2-D a matrix
+    product, a 1-D operand is promoted to a matrix and its dim removed from the result,
+    and batch dims (all but the last two) broadcast.
+
+    >>> a, b = minflow.ones(2, 3, 4), minflow.ones(4)
+    >>> minflow.matmul(a, b).shape
+    minflow.Size([2, 3])
+    """
+    result = apply(MATMUL, (input, other), {})
+    if out is None:
+        return result
+    from ..core.inplace import write_out
+    return write_out(result, out, "matmul")
+
+
+def _check_ndim(name, what, x, ndim):
+    if x.ndim != ndim:
+        raise RuntimeError(f"{name}: {what} must be a {ndim}D tensor, got {x.ndim}D with "
+                           f"shape {list(x.shape)}")
+
+
+@public(method=True)
+def mm(input, mat2):
+    """mm(input, mat2) -> Tensor
+
+    Product of two matrices: (n, m) @ (m, p) -> (n, p). No broadcasting.
+
+    >>> minflow.mm(minflow.ones(2, 3), minflow.ones(3, 4)).shape
+    minflow.Size([2, 4])
+    """
+    _check_ndim("mm", "self", input, 2)
+    _check_ndim("mm", "mat2", mat2, 2)
+    _check_same_dtype("mm", input, mat2)
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mm: mat1 and mat2 shapes cannot be multiplied "
+                           f"({input.shape[0]}x{input.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    return apply(MATMUL, (input, mat2), {})
+
+
+@public(method=True)
+def bmm(input, mat2):
+    """bmm(input, mat2) -> Tensor
+
+    Batched matrix product: (b, n, m) @ (b, m, p) -> (b, n, p). Batch sizes must match.
+
+    >>> minflow.bmm(minflow.ones(5, 2, 3), minflow.ones(5, 3, 4)).shape
+    minflow.Size([5, 2, 4])
+    """
+    _check_ndim("bmm", "batch1", input, 3)
+    _check_ndim("bmm", "batch2", mat2, 3)
+    _check_same_dtype("bmm", input, mat2)
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(f"bmm: expected batch1 of shape [b, n, m] and batch2 of shape "
+                           f"[b, m, p], got {list(input.shape)} and {list(mat2.shape)}")
+    return apply(MATMUL, (input, mat2), {})
+
+
+@public
+def linear(input, weight, bias=None):
+    """linear(input, weight, bias=None) -> Tensor
+
+    y = input @ weight^T + bias, with weight of shape (out_features, in_features).
+
+    >>> x, w = minflow.ones(2, 3), minflow.ones(4, 3)
+    >>> minflow.nn.functional.linear(x, w, minflow.zeros(4)).shape
+    minflow.Size([2, 4])
+    """
+    if weight.ndim == 1:
+        out = matmul(input, weight)
+    else:
+        _check_ndim("linear", "weight", weight, 2)
+        out = apply(MATMUL, (input, weight), {"transpose_other": True})
+    return out if bias is None else F.add(out, bias)
+
+
+def _parse_einsum(equation, operands):
+    """The equation with '...' spelled out as letters, '->' always present, and the
+    broadcast shape of the ellipsis dims (None when there is no ellipsis)."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum(): {len(terms)} subscripts in equation {equation!r} but "
+                         f"{len(operands)} operands were given")
+    free = [c for c in string.ascii_uppercase + string.ascii_lowercase if c not in eq]
+    ell_shapes = []
+    for term, x in zip(terms, operands):
+        named = len(term.replace("...", ""))
+        if any(not c.isalpha() for c in term.replace("...", "")):
+            raise ValueError(f"einsum(): invalid subscript in {term!r}; expected letters "
+                             f"and at most one '...'")
+        if ("..." in term and named > x.ndim) or ("..." not in term and named != x.ndim):
+            raise RuntimeError(f"einsum(): the number of subscripts in {term!r} does not "
+                               f"match the number of dimensions ({x.ndim}) of operand of "
+                               f"shape {list(x.shape)}")
+        ell_shapes.append(tuple(x.shape)[len(term.split("...")[0]):][:x.ndim - named]
+                          if "..." in term else None)
+    used = [s for s in ell_shapes if s is not None]
+    ell = infer.broadcast_shapes(*used) if used else None
+    letters = "".join(free[:len(ell)]) if ell is not None else ""
+    if not arrow:
+        counts = {c: lhs.count(c) for c in lhs if c.isalpha()}
+        rhs = ("..." if used else "") + "".join(sorted(c for c, n in counts.items() if n == 1))
+    # every '...' gets all the letters: _expand_ellipsis gives each operand all ell dims
+    terms = [t.replace("...", letters) for t in terms]
+    return ",".join(terms) + "->" + rhs.replace("...", letters), ell
+
+
+def _einsum_infer(operands, equation):
+    lhs, rhs = equation.split("->")
+    sizes = {}
+    for term, x in zip(lhs.split(","), operands):
+        if x.dtype is not operands[0].dtype:
+            raise RuntimeError(f"expected all operands to have the same dtype, but got "
+                               f"{operands[0].dtype.name} != {x.dtype.name}")
+        for c, n in zip(term, x._data.shape):
+            if sizes.setdefault(c, n) != n:
+                raise RuntimeError(f"subscript '{c}' has size {sizes[c]} in one operand and "
+                                   f"{n} in another (equation {equation!r})")
+    if any(c not in sizes or rhs.count(c) > 1 for c in rhs):
+        raise ValueError(f"output subscripts {rhs!r} must each appear once and in an input")
+    return tuple(sizes[c] for c in rhs), operands[0].dtype
+
+
+EINSUM = define_op("einsum", [Input("operands", variadic=True)],
+                   attrs=[Attr("equation", "str")], infer=_einsum_infer,
+                   traits=("opaque", "no_side_effect"),
+                   doc="Einstein summation over explicit subscripts ('...' already expanded).")
+
+
+@public
+def einsum(equation, *operands):
+    """einsum(equation, *operands) -> Tensor
+
+    Sums the product of operands over the subscripts missing from the output, as
+    ``torch.einsum`` (implicit output, '...' with broadcasting, operands as a list too).
+
+    >>> a, b = minflow.ones(2, 3), minflow.ones(3, 4)
+    >>> minflow.einsum("ij,jk->ik", a, b).shape
+    minflow.Size([2, 4])
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): expected equation to be a str, got "
+                        f"{type(equation).__name__}")
+    eq, ell = _parse_einsum(equation, operands)
+    if ell is not None:     # ellipsis dims broadcast: expand them to one shape first
+        operands = [_expand_ellipsis(x, t, ell) for x, t in
+                    zip(operands, equation.replace(" ", "").partition("->")[0].split(","))]
+    return apply(EINSUM, (list(operands),), {"equation": eq})
+
+
+def _expand_ellipsis(x, term, ell):
+    if "..." not in term:
+        return x
+    before, after = term.split("...")
+    shape = tuple(x.shape)
+    mid = shape[len(before):len(shape) - len(after)]
+    full = shape[:len(before)] + (1,) * (len(ell) - len(mid)) + mid + shape[len(shape)
+                                                                              - len(after):]
+    target = shape[:len(before)] + ell + shape[len(shape) - len(after):]
+    if full == target:
+        return x
+    return F.expand(F.reshape(x, full), target)

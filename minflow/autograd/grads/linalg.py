@@ -1,1 +1,74 @@
-"""linalg family (autograd/grads)."""
+"""Grad functions of matmul and einsum, written with matmul and einsum themselves, so
+backward is differentiable to any order."""
+from ...core.dispatch import apply
+from ...core.namespace import F
+from ...ops.linalg import EINSUM, MATMUL
+from ..node import GradFunction, register_grad
+from .util import sum_to
+
+
+def _mm(a, b, ta=False, tb=False):
+    return apply(MATMUL, (a, b), {"transpose_input": ta, "transpose_other": tb})
+
+
+@register_grad("matmul")
+class MatmulGrad(GradFunction):
+    """out = A' @ B' with A' = A or A^T (transpose_input), B' = B or B^T: each grad is
+    one matmul with transpose attrs; 1-D operands are treated as a row / column."""
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        a, b = inputs
+        ctx.ta, ctx.tb = attrs["transpose_input"], attrs["transpose_other"]
+        ctx.shapes = (tuple(a.shape), tuple(b.shape))
+        ctx.save_for_backward(a, b)
+
+    def apply(self, ctx, grad_out):
+        a, b = ctx.saved_tensors
+        ta, tb = ctx.ta, ctx.tb
+        sa, sb = ctx.shapes
+        a2 = a.reshape((1,) + sa) if len(sa) == 1 else a
+        b2 = b.reshape(sb + (1,)) if len(sb) == 1 else b
+        batch = tuple(grad_out.shape)[:grad_out.ndim - (len(sa) > 1) - (len(sb) > 1)]
+        g = grad_out.reshape(batch + (a2.shape[-1 if ta else -2], b2.shape[-2 if tb else -1]))
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = _mm(b2, g, tb, True) if ta else _mm(g, b2, False, not tb)
+            grad_a = sum_to(grad_a, a2.shape).reshape(sa)
+        if ctx.needs_input_grad[1]:
+            grad_b = _mm(g, a2, True, ta) if tb else _mm(a2, g, not ta, False)
+            grad_b = sum_to(grad_b, b2.shape).reshape(sb)
+        return grad_a, grad_b
+
+
+@register_grad("einsum")
+class EinsumGrad(GradFunction):
+    """The grad of operand i is the einsum of grad_out with the other operands into
+    operand i's subscripts; subscripts only operand i has are summed over in forward, so
+    their grad is broadcast back (unsqueeze + expand)."""
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.equation = attrs["equation"]
+        ctx.save_for_backward(*inputs[0])
+
+    def apply(self, ctx, grad_out):
+        operands = ctx.saved_tensors
+        lhs, rhs = ctx.equation.split("->")
+        terms = lhs.split(",")
+        grads = []
+        for i, (need, term, x) in enumerate(zip(ctx.needs_input_grad[0], terms, operands)):
+            if not need:
+                grads.append(None)
+                continue
+            if len(set(term)) != len(term):
+                raise RuntimeError(f"einsum backward: repeated subscripts within one operand "
+                                   f"({term!r} in {ctx.equation!r}) are not differentiable")
+            others = [(t, o) for j, (t, o) in enumerate(zip(terms, operands)) if j != i]
+            known = set(rhs).union(*(t for t, _ in others))
+            kept = "".join(c for c in term if c in known)
+            eq = ",".join([rhs] + [t for t, _ in others]) + "->" + kept
+            grad = apply(EINSUM, ([grad_out] + [o for _, o in others],), {"equation": eq})
+            if kept != term:
+                full = tuple(n if c in known else 1 for c, n in zip(term, x.shape))
+                grad = F.expand(grad.reshape(full), tuple(x.shape))
+            grads.append(grad)
+        return (grads,)

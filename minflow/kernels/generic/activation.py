@@ -1,1 +1,42 @@
-"""activation family (kernels/generic)."""
+"""Activation kernels, written once against the array module (numpy or cupy).
+
+leaky_relu's pair is registered for cpu only: cuda runs the hand-written
+ElementwiseKernels of kernels/cupy/activation.py instead.
+"""
+from ...core.dtype import FLOATS, NUMERIC
+from ..registry import register_kernel
+
+
+@register_kernel("leaky_relu", ("cpu",), FLOATS)
+def leaky_relu(xp, input, negative_slope):
+    return xp.where(input > 0, input, input * negative_slope)
+
+
+@register_kernel("leaky_relu_grad", ("cpu",), FLOATS)
+def leaky_relu_grad(xp, grad_out, input, negative_slope):
+    return xp.where(input > 0, grad_out, grad_out * negative_slope)
+
+
+@register_kernel("relu", ("cpu", "cuda"), NUMERIC)
+def relu(xp, input):
+    return xp.maximum(input, 0)     # NaN stays NaN, as torch
+
+
+def _axis(x, dim):
+    return dim if x.ndim else None
+
+
+@register_kernel("softmax", ("cpu", "cuda"), FLOATS)
+def softmax(xp, input, dim):
+    axis = _axis(input, dim)
+    out = xp.exp(input - input.max(axis=axis, keepdims=True))   # max 0: exp can't overflow
+    out /= out.sum(axis=axis, keepdims=True)
+    return out
+
+
+@register_kernel("log_softmax", ("cpu", "cuda"), FLOATS)
+def log_softmax(xp, input, dim):
+    axis = _axis(input, dim)
+    shifted = input - input.max(axis=axis, keepdims=True)
+    shifted -= xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    return shifted

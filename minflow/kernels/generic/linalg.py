@@ -1,1 +1,22 @@
-"""linalg family (kernels/generic)."""
+"""Linear algebra kernels, written once against the array module (numpy or cupy)."""
+from ...core.dtype import NUMERIC
+from ..registry import register_kernel
+
+
+@register_kernel("matmul", ("cpu", "cuda"), NUMERIC)
+def matmul(xp, input, other, transpose_input, transpose_other):
+    if transpose_input:
+        input = xp.swapaxes(input, -1, -2)
+    if transpose_other:
+        other = xp.swapaxes(other, -1, -2)
+    return xp.matmul(input, other)
+
+
+@register_kernel("einsum", ("cpu", "cuda"), NUMERIC)
+def einsum(xp, operands, equation):
+    # NOTE: optimize lets numpy contract 3+ operands pairwise via BLAS instead of one loop
+    out = xp.einsum(equation, *operands, optimize=len(operands) > 2)
+    # einsum returns a view for pure transposes and diagonals ("ij->ji", "ii->i")
+    if any(xp.may_share_memory(out, x) for x in operands):
+        out = out.copy()
+    return xp.asarray(out)

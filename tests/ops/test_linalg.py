@@ -1,0 +1,122 @@
+import numpy as np
+import pytest
+
+import minflow
+from minflow.autograd import gradcheck, gradgradcheck
+import minflow.nn.functional as Fn
+
+MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3, 4)), ((3,), (3, 4)), ((2, 3), (3,)),
+                 ((5, 2, 3), (3, 4)), ((3,), (5, 3, 4)), ((5, 2, 3), (3,)),
+                 ((2, 1, 2, 3), (4, 3, 2)), ((4, 3), (2, 1, 3, 2))]
+
+
+def _t(a, device="cpu", grad=False):
+    return minflow.tensor(a, device=device, requires_grad=grad)
+
+
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES)
+def test_matmul_matches_numpy_and_grads(sa, sb, device):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    out = minflow.matmul(_t(a, device), _t(b, device))
+    assert tuple(out.shape) == np.matmul(a, b).shape
+    np.testing.assert_allclose(out.cpu().numpy(), np.matmul(a, b), rtol=1e-12)
+    A, B = _t(a, device, True), _t(b, device, True)
+    assert gradcheck(minflow.matmul, (A, B))
+    assert gradgradcheck(minflow.matmul, (A, B))
+
+
+def test_matmul_operator_ints_and_out():
+    a = minflow.tensor([[1, 2], [3, 4]])
+    assert (a @ a).tolist() == [[7, 10], [15, 22]]
+    out = minflow.empty(2, 2, dtype=minflow.int64)
+    minflow.matmul(a, a, out=out)
+    assert out.tolist() == [[7, 10], [15, 22]]
+
+
+def test_matmul_errors():
+    with pytest.raises(RuntimeError, match=r"\[2, 3\] and \[4, 5\]"):
+        minflow.matmul(minflow.ones(2, 3), minflow.ones(4, 5))
+    with pytest.raises(RuntimeError, match="matmul.*float32 != float64"):
+        minflow.matmul(minflow.ones(2, 3), minflow.ones(3, 4, dtype=minflow.float64))
+    with pytest.raises(RuntimeError, match="at least 1D"):
+        minflow.matmul(minflow.tensor(1.0), minflow.ones(3))
+
+
+def test_mm_and_bmm():
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+    np.testing.assert_allclose(minflow.mm(_t(a), _t(b)).numpy(), a @ b, rtol=1e-12)
+    x, y = rng.standard_normal((5, 2, 3)), rng.standard_normal((5, 3, 4))
+    np.testing.assert_allclose(_t(x).bmm(_t(y)).numpy(), x @ y, rtol=1e-12)
+    assert gradcheck(minflow.bmm, (_t(x, grad=True), _t(y, grad=True)))
+
+
+def test_mm_bmm_errors():
+    with pytest.raises(RuntimeError, match="mm: self must be a 2D tensor, got 3D"):
+        minflow.mm(minflow.ones(1, 2, 3), minflow.ones(3, 4))
+    with pytest.raises(RuntimeError, match=r"mm: .*2x3 and 4x5"):
+        minflow.mm(minflow.ones(2, 3), minflow.ones(4, 5))
+    with pytest.raises(RuntimeError, match="mm: .*float32 != float64"):
+        minflow.mm(minflow.ones(2, 3), minflow.ones(3, 4, dtype=minflow.float64))
+    with pytest.raises(RuntimeError, match="bmm: batch2 must be a 3D tensor"):
+        minflow.bmm(minflow.ones(2, 2, 3), minflow.ones(3, 4))
+    with pytest.raises(RuntimeError, match=r"bmm: .*\[2, 2, 3\] and \[3, 3, 4\]"):
+        minflow.bmm(minflow.ones(2, 2, 3), minflow.ones(3, 3, 4))
+
+
+@pytest.mark.parametrize("eq,shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("ij->", [(2, 3)]), ("ij", [(2, 3)]),
+    ("ij->ji", [(2, 3)]), ("bij,bjk", [(2, 3, 4), (2, 4, 5)]),
+    ("...ij,...jk", [(2, 3, 4), (4, 5)]), ("i,j->ij", [(2,), (3,)]),
+    ("ijk->i", [(2, 3, 4)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+    ("b...i->...", [(2, 1, 3, 4)])])
+def test_einsum_matches_numpy_and_grads(eq, shapes, device):
+    rng = np.random.default_rng(2)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    out = minflow.einsum(eq, *[_t(a, device) for a in arrays])
+    np.testing.assert_allclose(out.cpu().numpy(), np.einsum(eq, *arrays), rtol=1e-12)
+    tensors = tuple(_t(a, device, True) for a in arrays)
+    fn = lambda *xs: minflow.einsum(eq, *xs)  # noqa: E731
+    assert gradcheck(fn, tensors)
+    assert gradgradcheck(fn, tensors)
+
+
+def test_einsum_list_operands_and_view_result_is_a_copy():
+    a = minflow.ones(2, 3)
+    t = minflow.einsum("ij->ji", [a])
+    t.add_(1)
+    assert a.tolist() == [[1.0] * 3] * 2
+
+
+def test_einsum_errors():
+    with pytest.raises(RuntimeError, match="subscript 'j' has size 3 .* 4"):
+        minflow.einsum("ij,jk", minflow.ones(2, 3), minflow.ones(4, 5))
+    with pytest.raises(RuntimeError, match="number of subscripts"):
+        minflow.einsum("ijk", minflow.ones(2, 3))
+    with pytest.raises(ValueError, match="2 subscripts .* 1 operands"):
+        minflow.einsum("i,i", minflow.ones(2))
+    with pytest.raises(RuntimeError, match="float32 != float64"):
+        minflow.einsum("i,i", minflow.ones(2), minflow.ones(2, dtype=minflow.float64))
+
+
+def test_linear():
+    rng = np.random.default_rng(3)
+    x, w, b = rng.standard_normal((5, 3)), rng.standard_normal((4, 3)), rng.standard_normal(4)
+    np.testing.assert_allclose(Fn.linear(_t(x), _t(w), _t(b)).numpy(), x @ w.T + b,
+                               rtol=1e-12)
+    np.testing.assert_allclose(Fn.linear(_t(x), _t(w)).numpy(), x @ w.T, rtol=1e-12)
+    args = (_t(x, grad=True), _t(w, grad=True), _t(b, grad=True))
+    assert gradcheck(Fn.linear, args) and gradgradcheck(Fn.linear, args)
+
+
+def test_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    for sa, sb in MATMUL_SHAPES:
+        a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+        np.testing.assert_allclose(minflow.matmul(_t(a), _t(b)).numpy(),
+                                   torch.matmul(torch.tensor(a), torch.tensor(b)).numpy())
+    a = rng.standard_normal((2, 3, 4))
+    np.testing.assert_allclose(minflow.einsum("b...->...b", _t(a)).numpy(),
+                               torch.einsum("b...->...b", torch.tensor(a)).numpy())
