@@ -1,8 +1,87 @@
-"""Reduction kernels."""
-from ...core.dtype import ALL
+"""Reduction kernels, written once against the array module (numpy or cupy)."""
+from ...core.dtype import ALL, FLOATS, NUMERIC
 from ..registry import register_kernel
+
+
+def _np_dtype(dtype):
+    return None if dtype is None else dtype.np
 
 
 @register_kernel("sum", ("cpu", "cuda"), ALL)
 def sum_(xp, x, dim, keepdim, dtype):
-    return xp.sum(x, axis=dim, keepdims=keepdim, dtype=None if dtype is None else dtype.np)
+    return xp.sum(x, axis=dim, keepdims=keepdim, dtype=_np_dtype(dtype))
+
+
+@register_kernel("prod", ("cpu", "cuda"), ALL)
+def prod(xp, x, dim, keepdim, dtype):
+    # ints and bools multiply in int64, as torch
+    out_dtype = _np_dtype(dtype) or (x.dtype if x.dtype.kind == "f" else xp.int64)
+    return xp.prod(x, axis=dim, keepdims=keepdim, dtype=out_dtype)
+
+
+@register_kernel("amax", ("cpu", "cuda"), ALL)
+def amax(xp, x, dim, keepdim):
+    return xp.asarray(xp.amax(x, axis=dim, keepdims=keepdim))
+
+
+@register_kernel("amin", ("cpu", "cuda"), ALL)
+def amin(xp, x, dim, keepdim):
+    return xp.asarray(xp.amin(x, axis=dim, keepdims=keepdim))
+
+
+@register_kernel("all", ("cpu", "cuda"), ALL)
+def all_(xp, x, dim, keepdim):
+    return xp.asarray(xp.all(x, axis=dim, keepdims=keepdim))
+
+
+@register_kernel("any", ("cpu", "cuda"), ALL)
+def any_(xp, x, dim, keepdim):
+    return xp.asarray(xp.any(x, axis=dim, keepdims=keepdim))
+
+
+def _arg(xp, fn, x, dim, keepdim):
+    if x.ndim == 0:
+        return xp.zeros((), xp.int64)
+    if dim is None:
+        index = fn(x.reshape(-1)).astype(xp.int64)
+        return index.reshape((1,) * x.ndim) if keepdim else index
+    index = fn(x, axis=dim).astype(xp.int64)
+    return xp.expand_dims(index, dim) if keepdim else index
+
+
+@register_kernel("argmax", ("cpu", "cuda"), ALL)
+def argmax(xp, x, dim, keepdim):
+    return _arg(xp, xp.argmax, x, dim, keepdim)
+
+
+@register_kernel("argmin", ("cpu", "cuda"), ALL)
+def argmin(xp, x, dim, keepdim):
+    return _arg(xp, xp.argmin, x, dim, keepdim)
+
+
+def _extreme_dim(xp, fn, x, dim, keepdim):
+    if x.ndim == 0:
+        return x.copy(), xp.zeros((), xp.int64)
+    index = xp.expand_dims(fn(x, axis=dim).astype(xp.int64), dim)
+    values = xp.take_along_axis(x, index, axis=dim)
+    if not keepdim:
+        values, index = values.squeeze(dim), index.squeeze(dim)
+    return values, index
+
+
+@register_kernel("max_dim", ("cpu", "cuda"), ALL)
+def max_dim(xp, x, dim, keepdim):
+    return _extreme_dim(xp, xp.argmax, x, dim, keepdim)
+
+
+@register_kernel("min_dim", ("cpu", "cuda"), ALL)
+def min_dim(xp, x, dim, keepdim):
+    return _extreme_dim(xp, xp.argmin, x, dim, keepdim)
+
+
+@register_kernel("cumsum", ("cpu", "cuda"), ALL)
+def cumsum(xp, x, dim, dtype):
+    out_dtype = _np_dtype(dtype) or (x.dtype if x.dtype.kind == "f" else xp.int64)
+    if x.ndim == 0:
+        return x.astype(out_dtype)
+    return xp.cumsum(x, axis=dim, dtype=out_dtype)
