@@ -124,9 +124,10 @@ def _pre_hooks(node, grads, captures, create_graph):
 
 
 def _apply(node, grads):
-    for nr, (shape, dtype, device) in enumerate(node.out_meta):
-        if grads[nr] is None and dtype.is_floating_point:
-            grads[nr] = F.zeros(shape, dtype=dtype, device=device)
+    if any(g is None for g in grads):
+        for nr, (shape, dtype, device) in enumerate(node.out_meta):
+            if grads[nr] is None and dtype.is_floating_point:
+                grads[nr] = F.zeros(shape, dtype=dtype, device=device)
     flat = []
     for g in node.apply(grads):
         if isinstance(g, list):
@@ -147,7 +148,7 @@ def _route(node, grads_in, buffers):
             continue
         child, nr = edge
         shape, dtype, _ = child.out_meta[nr]
-        if tuple(g.shape) != tuple(shape):
+        if g._data.shape != shape:
             raise RuntimeError(f"{node.name()} returned an invalid gradient at index {i}: got "
                                f"shape {list(g.shape)} but expected shape {list(shape)}")
         if g.dtype is not dtype:

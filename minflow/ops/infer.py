@@ -74,10 +74,13 @@ def compare(input, other):
 
 
 def normalize_dims(dim, ndim, where="dim"):
-    """``dim`` (None, int or sequence) as a sorted tuple of non-negative axes."""
-    if dim is None:
+    """``dim`` (None, int or sequence) as a sorted tuple of non-negative axes.
+
+    None and an empty sequence both mean every axis, as in PyTorch.
+    """
+    dims = (dim,) if isinstance(dim, int) else tuple(() if dim is None else dim)
+    if not dims:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
     top = max(ndim, 1)
     out = []
     for d in dims:

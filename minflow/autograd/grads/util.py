@@ -1,11 +1,12 @@
 """Helpers shared by grad functions."""
 from ...core.namespace import F
+from ...core.tensor import Tensor
 
 
 def sum_to(grad, shape):
     """Sum ``grad`` down to ``shape``: undoes broadcasting in backward."""
     shape = tuple(shape)
-    if tuple(grad.shape) == shape:
+    if grad._data.shape == shape:
         return grad
     lead = grad.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
@@ -16,8 +17,8 @@ def sum_to(grad, shape):
 
 def shape_of(x):
     """The shape of a tensor input, () for a Python scalar."""
-    return tuple(x.shape) if hasattr(x, "shape") else ()
+    return x._data.shape if isinstance(x, Tensor) else ()
 
 
 def is_tensor(x):
-    return hasattr(x, "_data")
+    return isinstance(x, Tensor)
