@@ -1,1 +1,373 @@
-"""loss family (ops)."""
+"""Losses, with PyTorch's signatures (minflow.nn.functional takes ``__all__``), and
+scaled_dot_product_attention.
+
+Ops where stability or torch's exact gradient needs them:
+  nll_loss                          the gather of -input[target] and its reduction
+  binary_cross_entropy              unreduced, logs clamped to >= -100
+  binary_cross_entropy_with_logits  unreduced, stable softplus form
+Kernels live in kernels/generic/loss.py, grad functions in autograd/grads/loss.py.
+The rest are composites of differentiable ops (log_softmax, matmul, softmax, ...).
+"""
+import math
+import warnings
+
+from ..core import dtype as dtypes
+from ..core.dispatch import apply
+from ..core.functional import public
+from ..core.namespace import F
+from . import infer
+from .registry import Attr, Input, define_op, get_op
+
+__all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "scaled_dot_product_attention"]
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduction(name, size_average, reduce, reduction):
+    """The reduction string; the deprecated size_average/reduce flags win when given."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        return ("mean" if size_average else "sum") if reduce else "none"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{name}: reduction must be one of {list(_REDUCTIONS)}, "
+                         f"got {reduction!r}")
+    return reduction
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return F.mean(loss)
+    return F.sum(loss) if reduction == "sum" else loss
+
+
+# ---- nll_loss: out = -weight[t] * input[n, t, ...], ignore_index skipped ----------------
+
+def _class_dim(input):
+    return 1 if input.ndim >= 2 else 0
+
+
+def _check_weight(name, input, weight, classes):
+    if weight is None:
+        return
+    if weight._data.shape != (classes,):
+        raise RuntimeError(f"{name}: expected weight of shape [{classes}] (one per class), "
+                           f"got {list(weight._data.shape)}")
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"{name}: expected weight of dtype {input.dtype.name} (as input), "
+                           f"got {weight.dtype.name}")
+
+
+def _nll_infer(input, target, weight, ignore_index, reduction):
+    infer.check_dtype(input, dtypes.FLOATS)
+    if target.dtype is not dtypes.int64:
+        raise RuntimeError(f"expected target of dtype int64 (class indices), got "
+                           f"{target.dtype.name}")
+    shape, tshape = tuple(input._data.shape), tuple(target._data.shape)
+    if input.ndim == 0:
+        raise RuntimeError("expected input of shape (C,), (N, C) or (N, C, d1, ...), got []")
+    expected = shape[:1] + shape[2:] if input.ndim >= 2 else ()
+    if tshape != expected:
+        raise RuntimeError(f"expected target of shape {list(expected)} for input of shape "
+                           f"{list(shape)}, got target of shape {list(tshape)}")
+    _check_weight("nll_loss", input, weight, shape[_class_dim(input)])
+    return (tshape if reduction == "none" else ()), input.dtype
+
+
+NLL_LOSS = define_op(
+    "nll_loss", [Input("input"), Input("target"), Input("weight", optional=True)],
+    infer=_nll_infer, attrs=[Attr("ignore_index", "int", -100),
+                             Attr("reduction", "str", "mean", choices=_REDUCTIONS)],
+    traits=("opaque", "no_side_effect"),
+    doc="-weight[t] * input[n, t, ...] per target t (class dim 1); targets equal to "
+        "ignore_index give 0; 'mean' divides by the summed weights of the kept targets.")
+
+
+@public
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,
+    reduce=None, reduction='mean') -> Tensor
+
+    Negative log likelihood of log-probabilities ``input`` (C), (N, C) or (N, C, d1, ...)
+    at the int64 class indices ``target``: loss_n = -weight[t_n] * input[n, t_n].
+    'mean' divides the sum by sum_n weight[t_n] over targets not equal to ``ignore_index``.
+
+    >>> logp = minflow.tensor([[-0.5, -1.0], [-2.0, -0.1]])
+    >>> round(minflow.nn.functional.nll_loss(logp, minflow.tensor([0, 1])).item(), 4)
+    0.3
+    """
+    reduction = _reduction("nll_loss", size_average, reduce, reduction)
+    return apply(NLL_LOSS, (input, target, weight),
+                 {"ignore_index": ignore_index, "reduction": reduction})
+
+
+# ---- cross_entropy: nll_loss of log_softmax, or soft (probability) targets ---------------
+
+@public
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+    reduce=None, reduction='mean', label_smoothing=0.0) -> Tensor
+
+    Cross entropy of logits ``input`` (C), (N, C) or (N, C, d1, ...) against int64 class
+    indices or class probabilities of input's shape:
+    loss_n = -sum_c weight_c * q_nc * log_softmax(input)_nc, where q is the one-hot (or given)
+    target mixed with the uniform distribution: q = (1 - label_smoothing) q + label_smoothing/C.
+
+    >>> x = minflow.tensor([[0.0, 0.0]])
+    >>> round(minflow.nn.functional.cross_entropy(x, minflow.tensor([1])).item(), 4)
+    0.6931
+    """
+    reduction = _reduction("cross_entropy", size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"cross_entropy: label_smoothing must be in [0.0, 1.0], got "
+                         f"{label_smoothing!r}")
+    if input.ndim == 0:
+        raise RuntimeError("cross_entropy: expected input of shape (C,), (N, C) or "
+                           "(N, C, d1, ...), got []")
+    cdim = _class_dim(input)
+    logp = F.log_softmax(input, cdim)
+    if target.dtype.is_floating_point:
+        return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, cdim)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0.0:
+        return nll
+    smooth = _smoothing_term(logp, target, weight, ignore_index, reduction, cdim)
+    return F.add(F.mul(nll, 1.0 - label_smoothing),
+                 F.mul(smooth, label_smoothing / input.shape[cdim]))
+
+
+def _class_view(weight, ndim, cdim):
+    """weight (C,) shaped to broadcast along the class dim of an ndim-d input."""
+    shape = [1] * ndim
+    shape[cdim] = weight.shape[0]
+    return F.reshape(weight, tuple(shape))
+
+
+def _smoothing_term(logp, target, weight, ignore_index, reduction, cdim):
+    """-sum_c weight_c logp_c per sample (0 where ignored), reduced as torch does."""
+    kept = F.ne(target, ignore_index)
+    per_class = logp if weight is None else F.mul(logp, _class_view(weight, logp.ndim, cdim))
+    smooth = F.where(kept, F.neg(F.sum(per_class, cdim)), 0.0)
+    if reduction == "none":
+        return smooth
+    total = F.sum(smooth)
+    if reduction == "sum":
+        return total
+    if weight is None:
+        return F.div(total, F.sum(kept))
+    # the kept targets' weights, as nll_loss's 'mean' divides by them
+    safe = F.where(kept, target, 0)
+    hits = F.eq(F.unsqueeze(safe, cdim),
+                _class_view(F.arange(weight.shape[0], device=target.device), logp.ndim, cdim))
+    picked = F.sum(F.where(hits, _class_view(weight, logp.ndim, cdim), 0.0), cdim)
+    return F.div(total, F.sum(F.where(kept, picked, 0.0)))
+
+
+def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, cdim):
+    if tuple(target.shape) != tuple(logp.shape):
+        raise RuntimeError(f"cross_entropy: probability targets must have the shape of "
+                           f"input {list(logp.shape)}, got {list(target.shape)}")
+    if weight is not None:
+        _check_weight("cross_entropy", logp, weight, logp.shape[cdim])
+    classes = logp.shape[cdim]
+    if label_smoothing > 0.0:
+        target = F.add(F.mul(target, 1.0 - label_smoothing), label_smoothing / classes)
+    terms = F.mul(logp, target)
+    if weight is not None:
+        terms = F.mul(terms, _class_view(weight, logp.ndim, cdim))
+    if reduction == "none":
+        return F.neg(F.sum(terms, cdim))
+    total = F.neg(F.sum(terms))
+    if reduction == "sum":
+        return total
+    samples = logp.numel() // classes if classes else 0
+    return F.div(total, samples) if samples else F.mul(total, float("nan"))
+
+
+# ---- binary cross entropy on probabilities and on logits ----------------------------------
+
+def _same_shape(name, input, target):
+    if tuple(target._data.shape) != tuple(input._data.shape):
+        raise ValueError(f"{name}: expected target of the input's size {list(input.shape)}, "
+                         f"got target size {list(target.shape)}")
+
+
+def _bce_infer(input, target):
+    infer.check_dtype(input, dtypes.FLOATS)
+    infer.check_dtype(target, dtypes.FLOATS, "target")
+    _same_shape("binary_cross_entropy", input, target)
+    return input._data.shape, dtypes.result_type(input, target)
+
+
+BCE = define_op("binary_cross_entropy", ["input", "target"], infer=_bce_infer,
+                traits=("elementwise", "no_side_effect"), promote="out",
+                doc="Unreduced -(t * max(log x, -100) + (1 - t) * max(log(1 - x), -100)); "
+                    "x must lie in [0, 1].")
+
+
+def _bce_logits_infer(input, target, pos_weight):
+    infer.check_dtype(input, dtypes.FLOATS)
+    infer.check_dtype(target, dtypes.FLOATS, "target")
+    _same_shape("binary_cross_entropy_with_logits", input, target)
+    if pos_weight is not None:
+        shape = infer.broadcast_shapes(input._data.shape, pos_weight._data.shape)
+        if shape != tuple(input._data.shape):
+            raise RuntimeError(f"pos_weight of shape {list(pos_weight.shape)} must broadcast "
+                               f"to the input's shape {list(input.shape)}")
+    dtype = dtypes.result_type(*(x for x in (input, target, pos_weight) if x is not None))
+    return input._data.shape, dtype
+
+
+BCE_LOGITS = define_op(
+    "binary_cross_entropy_with_logits", ["input", "target", Input("pos_weight", optional=True)],
+    infer=_bce_logits_infer, traits=("elementwise", "broadcast", "no_side_effect"),
+    promote="out", doc="Unreduced (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), "
+                       "computed without overflow.")
+
+
+@public
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+    reduction='mean') -> Tensor
+
+    loss = -weight * (t log x + (1 - t) log(1 - x)) for probabilities x in [0, 1], each log
+    clamped to >= -100 (as PyTorch, so x = 0 or 1 gives a finite loss).
+
+    >>> x = minflow.tensor([0.5, 0.5])
+    >>> round(minflow.nn.functional.binary_cross_entropy(x, minflow.tensor([1.0, 0.0])).item(), 4)
+    0.6931
+    """
+    reduction = _reduction("binary_cross_entropy", size_average, reduce, reduction)
+    loss = apply(BCE, (input, target), {})
+    if weight is not None:
+        loss = F.mul(loss, weight)
+    return _reduce(loss, reduction)
+
+
+@public
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+    reduce=None, reduction='mean', pos_weight=None) -> Tensor
+
+    loss = -weight * (pos_weight * t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))), computed
+    stably from the logits x; ``pos_weight`` broadcasts along the last dims (per class).
+
+    >>> x = minflow.tensor([0.0, 100.0])
+    >>> f = minflow.nn.functional.binary_cross_entropy_with_logits
+    >>> round(f(x, minflow.tensor([1.0, 1.0]), reduction='sum').item(), 4)
+    0.6931
+    """
+    reduction = _reduction("binary_cross_entropy_with_logits", size_average, reduce, reduction)
+    loss = apply(BCE_LOGITS, (input, target, pos_weight), {})
+    if weight is not None:
+        loss = F.mul(loss, weight)
+    return _reduce(loss, reduction)
+
+
+# ---- regression losses (composites) ----------------------------------------------------
+
+def _pointwise(name, diff_fn, input, target, size_average, reduce, reduction, weight):
+    reduction = _reduction(name, size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        try:
+            infer.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+        except RuntimeError:
+            raise RuntimeError(f"{name}: target size {list(target.shape)} cannot be broadcast "
+                               f"to input size {list(input.shape)}") from None
+        warnings.warn(f"{name}: using a target size ({list(target.shape)}) that is different "
+                      f"to the input size ({list(input.shape)}); this will likely lead to "
+                      f"incorrect results due to broadcasting", stacklevel=3)
+    loss = diff_fn(F.sub(input, target))
+    if weight is None:
+        return _reduce(loss, reduction)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError(f"{name}: expected weight of the input's size {list(input.shape)}, "
+                         f"got {list(weight.shape)}")
+    loss = F.mul(loss, weight)
+    if reduction == "mean":
+        return F.div(F.sum(loss), F.sum(weight))
+    return _reduce(loss, reduction)
+
+
+@public
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """mse_loss(input, target, size_average=None, reduce=None, reduction='mean',
+    weight=None) -> Tensor
+
+    loss = (input - target)^2 elementwise, times ``weight`` if given ('mean' then divides
+    by sum(weight)).
+
+    >>> x, zero = minflow.tensor([1.0, 3.0]), minflow.zeros(2)
+    >>> minflow.nn.functional.mse_loss(x, zero).item()
+    5.0
+    """
+    return _pointwise("mse_loss", F.square, input, target, size_average, reduce, reduction,
+                      weight)
+
+
+@public
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """l1_loss(input, target, size_average=None, reduce=None, reduction='mean',
+    weight=None) -> Tensor
+
+    loss = |input - target| elementwise, times ``weight`` if given ('mean' then divides
+    by sum(weight)).
+
+    >>> x, zero = minflow.tensor([1.0, -3.0]), minflow.zeros(2)
+    >>> minflow.nn.functional.l1_loss(x, zero).item()
+    2.0
+    """
+    return _pointwise("l1_loss", F.abs, input, target, size_average, reduce, reduction, weight)
+
+
+# ---- attention -------------------------------------------------------------------------
+
+@public
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None):
+    """scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+    is_causal=False, scale=None) -> Tensor
+
+    softmax(Q K^T * scale + mask) V over (..., L, E) queries and (..., S, E) keys, with
+    scale = 1/sqrt(E) by default. A bool ``attn_mask`` keeps the positions where it is
+    True; a float one is added to the scores; ``is_causal`` keeps key j <= query i.
+
+    >>> q = minflow.ones(1, 2, 4)
+    >>> minflow.nn.functional.scaled_dot_product_attention(q, q, q).shape
+    minflow.Size([1, 2, 4])
+    """
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(f"scaled_dot_product_attention: expected query, key and value of at "
+                           f"least 2 dims, got shapes {list(query.shape)}, {list(key.shape)}, "
+                           f"{list(value.shape)}")
+    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
+        raise RuntimeError(f"scaled_dot_product_attention: query {list(query.shape)} and key "
+                           f"{list(key.shape)} must share the last dim, key and value "
+                           f"{list(value.shape)} the sequence dim")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("scaled_dot_product_attention: attn_mask must be None when "
+                           "is_causal=True")
+    if scale is None:
+        scale = 1.0 / math.sqrt(query.shape[-1])
+    scores = F.mul(apply(get_op("matmul"), (query, key), {"transpose_other": True}), scale)
+    if is_causal:
+        length, source = query.shape[-2], key.shape[-2]
+        rows = F.reshape(F.arange(length, device=query.device), (length, 1))
+        attn_mask = F.le(F.arange(source, device=query.device), rows)
+    if attn_mask is not None:
+        if attn_mask.dtype is dtypes.bool:
+            scores = F.masked_fill(scores, F.logical_not(attn_mask), float("-inf"))
+        else:
+            scores = F.add(scores, attn_mask)
+    weights = F.softmax(scores, -1)
+    if dropout_p > 0.0:     # always applied, as torch: the caller passes 0.0 in eval
+        keep = F.ge(F.rand(*weights.shape, dtype=weights.dtype, device=weights.device),
+                    dropout_p)
+        scaled = F.div(weights, 1.0 - dropout_p) if dropout_p < 1.0 else weights
+        weights = F.where(keep, scaled, 0.0)
+    return F.matmul(weights, value)
