@@ -1,1 +1,2 @@
-"""nn family (ops)."""
+"""nn ops: batch_norm, layer_norm, dropout, embedding, one_hot."""
+__all__ = []

@@ -1,0 +1,1 @@
+"""Indexing ops: getitem / setitem, index_select, gather, scatter_add."""
