@@ -1,14 +1,13 @@
-"""Losses, with PyTorch's signatures (minflow.nn.functional takes ``__all__``), and
-scaled_dot_product_attention.
+"""Losses, with PyTorch's signatures (minflow.nn.functional takes ``__all__``).
 
 Ops where stability or torch's exact gradient needs them:
   nll_loss                          the gather of -input[target] and its reduction
   binary_cross_entropy              unreduced, logs clamped to >= -100
   binary_cross_entropy_with_logits  unreduced, stable softplus form
 Kernels live in kernels/generic/loss.py, grad functions in autograd/grads/loss.py.
-The rest are composites of differentiable ops (log_softmax, matmul, softmax, ...).
+The rest are composites of differentiable ops (log_softmax, where, sum, ...).
+scaled_dot_product_attention lives in ops/nn.py.
 """
-import math
 import warnings
 
 from ..core import dtype as dtypes
@@ -16,10 +15,10 @@ from ..core.dispatch import apply
 from ..core.functional import public
 from ..core.namespace import F
 from . import infer
-from .registry import Attr, Input, define_op, get_op
+from .registry import Attr, Input, define_op
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "scaled_dot_product_attention"]
+           "binary_cross_entropy_with_logits"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -323,51 +322,3 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     2.0
     """
     return _pointwise("l1_loss", F.abs, input, target, size_average, reduce, reduction, weight)
-
-
-# ---- attention -------------------------------------------------------------------------
-
-@public
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, scale=None):
-    """scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-    is_causal=False, scale=None) -> Tensor
-
-    softmax(Q K^T * scale + mask) V over (..., L, E) queries and (..., S, E) keys, with
-    scale = 1/sqrt(E) by default. A bool ``attn_mask`` keeps the positions where it is
-    True; a float one is added to the scores; ``is_causal`` keeps key j <= query i.
-
-    >>> q = minflow.ones(1, 2, 4)
-    >>> minflow.nn.functional.scaled_dot_product_attention(q, q, q).shape
-    minflow.Size([1, 2, 4])
-    """
-    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
-        raise RuntimeError(f"scaled_dot_product_attention: expected query, key and value of at "
-                           f"least 2 dims, got shapes {list(query.shape)}, {list(key.shape)}, "
-                           f"{list(value.shape)}")
-    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
-        raise RuntimeError(f"scaled_dot_product_attention: query {list(query.shape)} and key "
-                           f"{list(key.shape)} must share the last dim, key and value "
-                           f"{list(value.shape)} the sequence dim")
-    if is_causal and attn_mask is not None:
-        raise RuntimeError("scaled_dot_product_attention: attn_mask must be None when "
-                           "is_causal=True")
-    if scale is None:
-        scale = 1.0 / math.sqrt(query.shape[-1])
-    scores = F.mul(apply(get_op("matmul"), (query, key), {"transpose_other": True}), scale)
-    if is_causal:
-        length, source = query.shape[-2], key.shape[-2]
-        rows = F.reshape(F.arange(length, device=query.device), (length, 1))
-        attn_mask = F.le(F.arange(source, device=query.device), rows)
-    if attn_mask is not None:
-        if attn_mask.dtype is dtypes.bool:
-            scores = F.masked_fill(scores, F.logical_not(attn_mask), float("-inf"))
-        else:
-            scores = F.add(scores, attn_mask)
-    weights = F.softmax(scores, -1)
-    if dropout_p > 0.0:     # always applied, as torch: the caller passes 0.0 in eval
-        keep = F.ge(F.rand(*weights.shape, dtype=weights.dtype, device=weights.device),
-                    dropout_p)
-        scaled = F.div(weights, 1.0 - dropout_p) if dropout_p < 1.0 else weights
-        weights = F.where(keep, scaled, 0.0)
-    return F.matmul(weights, value)
