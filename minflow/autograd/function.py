@@ -18,7 +18,7 @@ from ..core.grad_mode import no_grad, state as grad_state
 from ..core.tensor import Tensor
 from .node import GradContext, GradFunction, Node, _anomaly, _edge, user_source_line
 
-__all__ = ["Function"]
+__all__ = ["Function", "FunctionCtx"]
 
 
 class _FunctionGrad(GradFunction):
@@ -34,6 +34,14 @@ class _FunctionGrad(GradFunction):
             raise RuntimeError(f"{self.cls.__name__}.backward returned {len(grads)} gradients, "
                                f"expected {len(ctx.input_is_tensor)} (one per forward input)")
         return tuple(g for g, is_t in zip(grads, ctx.input_is_tensor) if is_t)
+
+
+class FunctionCtx(GradContext):
+    """The ``ctx`` of a Function: GradContext plus ``mark_non_differentiable``."""
+
+    def mark_non_differentiable(self, *tensors):
+        """Outputs that never require grad (indices, masks); their grads arrive as zeros."""
+        self.non_differentiable = getattr(self, "non_differentiable", ()) + tensors
 
 
 class Function:
@@ -54,7 +62,7 @@ class Function:
         record = grad_state.grad_enabled and any(t._requires_grad for t in tensors)
         fn = _FunctionGrad(cls)
         node = Node(fn, cls.__name__, tuple(_edge(t) for t in tensors), ())
-        ctx = GradContext(node, tuple(isinstance(a, Tensor) and a._requires_grad
+        ctx = FunctionCtx(node, tuple(isinstance(a, Tensor) and a._requires_grad
                                       for a in args), ())
         ctx.input_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         with no_grad():
@@ -66,12 +74,22 @@ class Function:
             if not isinstance(o, Tensor):
                 raise TypeError(f"{cls.__name__}.forward must return tensors, got "
                                 f"{type(o).__name__}")
+        # an input returned as is gets a new tensor object, so the input stays a leaf
+        outputs = tuple(_alias(o) if any(o is t for t in tensors) else o for o in outputs)
+        result = outputs if isinstance(result, tuple) else outputs[0]
         node.ctx = ctx
         node.out_meta = tuple((o._data.shape, o.dtype, o.device) for o in outputs)
         ctx._outputs = outputs
+        frozen = getattr(ctx, "non_differentiable", ())
         for nr, o in enumerate(outputs):
-            if o.dtype.is_floating_point:
+            if o.dtype.is_floating_point and not any(o is t for t in frozen):
                 o._requires_grad, o.grad_fn, o._output_nr = True, node, nr
         if _anomaly[0]:
             node.source = user_source_line()
         return result
+
+
+def _alias(t):
+    out = Tensor._make(t._data, t.dtype, t.device)
+    out._version = t._share_version()
+    return out

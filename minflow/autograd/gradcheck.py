@@ -1,6 +1,8 @@
 """Finite-difference gradient checks, as ``torch.autograd.gradcheck``."""
 import numpy as np
 
+from ..core.device import to_numpy
+from ..core.namespace import F
 from ..core.tensor import Tensor
 from .engine import grad as autograd_grad
 
@@ -17,27 +19,33 @@ def _outputs(fn, inputs):
 
 
 def _numerical(fn, inputs, i, out_index, grad_out, eps):
-    """d <grad_out, fn(inputs)[out_index]> / d inputs[i], by central differences."""
-    x = inputs[i]
-    flat = x._data.reshape(-1)
-    result = np.zeros(flat.size)
-    for k in range(flat.size):
-        orig = flat[k]
+    """d <grad_out, fn(inputs)[out_index]> / d inputs[i], by central differences.
+
+    NOTE: perturbs the input's own array element by element (not a reshaped copy), so
+    non-contiguous inputs work too.
+    """
+    data = inputs[i]._data
+    result = np.zeros(data.shape)
+    for idx in np.ndindex(*data.shape):
+        orig = data[idx].item()
         values = []
         for delta in (eps, -eps):
-            flat[k] = orig + delta
+            data[idx] = orig + delta
             out = _outputs(fn, inputs)[out_index]
-            values.append(float((np.asarray(out._data, dtype=np.float64) * grad_out).sum()))
-        flat[k] = orig
-        result[k] = (values[0] - values[1]) / (2 * eps)
-    return result.reshape(x._data.shape)
+            values.append(float((to_numpy(out._data).astype(np.float64) * grad_out).sum()))
+        data[idx] = orig
+        result[idx] = (values[0] - values[1]) / (2 * eps)
+    return result
 
 
-def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0):
     """Compare autograd's gradients of ``fn`` with central differences, in float64.
 
     ``inputs``: a tensor or tuple; tensors that require grad are checked (use float64).
     Returns True, or raises GradcheckError naming the input and output and the gap.
+    ``nondet_tol`` is accepted for PyTorch compatibility: minflow's backward is
+    deterministic, so it has nothing to tolerate.
     """
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -52,12 +60,12 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
         if not isinstance(out, Tensor) or not out.requires_grad:
             continue
         grad_out = rng.standard_normal(out._data.shape)
-        g = Tensor._make(grad_out.astype(out.dtype.np), out.dtype, out.device)
+        g = F.tensor(grad_out, dtype=out.dtype, device=out.device)
         analytical = autograd_grad(out, [inputs[i] for i in diff], g, retain_graph=True,
                                    allow_unused=True)
         for i, a in zip(diff, analytical):
             num = _numerical(fn, inputs, i, o, grad_out, eps)
-            ana = np.zeros_like(num) if a is None else np.asarray(a._data, dtype=np.float64)
+            ana = np.zeros_like(num) if a is None else to_numpy(a._data).astype(np.float64)
             if not np.allclose(ana, num, atol=atol, rtol=rtol):
                 gap = np.abs(ana - num).max()
                 msg = (f"gradcheck: gradient of output {o} w.r.t. input {i} differs by up to "
@@ -68,14 +76,15 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
     return True
 
 
-def gradgradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+def gradgradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
     """gradcheck of the first derivative (checks that backward is differentiable)."""
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
     rng = np.random.default_rng(1)
 
     def first_grads(*xs):
         outs = _outputs(fn, xs)
-        seeds = [Tensor._make(rng_fixed[k], o.dtype, o.device) for k, o in enumerate(outs)]
+        seeds = [F.tensor(rng_fixed[k], dtype=o.dtype, device=o.device)
+                 for k, o in enumerate(outs)]
         found = autograd_grad(outs, [x for x in xs if isinstance(x, Tensor) and
                                      x.requires_grad], seeds, create_graph=True,
                               allow_unused=True)
@@ -83,4 +92,5 @@ def gradgradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
 
     rng_fixed = [rng.standard_normal(o._data.shape).astype(o.dtype.np)
                  for o in _outputs(fn, inputs)]
-    return gradcheck(first_grads, inputs, eps, atol, rtol)
+    return gradcheck(first_grads, inputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

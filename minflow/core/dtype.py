@@ -11,6 +11,7 @@ import numpy as np
 __all__ = [
     "DType", "bool", "int32", "int64", "float16", "float32", "float64",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "as_dtype",
+    "can_cast",
 ]
 
 _builtin_bool = bool
@@ -71,11 +72,14 @@ def set_default_dtype(dtype):
 
 
 def as_dtype(value):
-    """Turn a minflow dtype, numpy dtype, name or Python type into a ``DType``."""
+    """Turn a minflow dtype, numpy dtype, name or Python type into a ``DType``.
+
+    As in PyTorch, the Python type ``float`` means float64 (not the default dtype).
+    """
     if isinstance(value, DType):
         return value
     if value is float:
-        return _default_float[0]
+        return float64
     if value is int:
         return int64
     if value is _builtin_bool:
@@ -107,12 +111,15 @@ def promote_types(a, b):
 
 
 def scalar_dtype(value):
-    """The dtype PyTorch gives a Python scalar: bool, int64 or the default float."""
-    if isinstance(value, _builtin_bool):
+    """The dtype PyTorch gives a Python scalar: bool, int64 or the default float.
+
+    numpy scalars (``np.float64(1.5)``) count as Python scalars of their kind, as in torch.
+    """
+    if isinstance(value, (_builtin_bool, np.bool_)):
         return bool
-    if isinstance(value, int):
+    if isinstance(value, (int, np.integer)):
         return int64
-    if isinstance(value, float):
+    if isinstance(value, (float, np.floating)):
         return _default_float[0]
     raise TypeError(f"expected a Tensor or a Python number, got {type(value).__name__}")
 
@@ -142,6 +149,16 @@ def result_type(*operands):
             s = scalar_dtype(x)
             wrapped = s if wrapped is None else promote_types(wrapped, s)
     return _combine(dim, _combine(zero, wrapped))
+
+
+def can_cast(from_, to):
+    """Whether ``from_`` may be written into ``to`` under PyTorch's casting rule: never to a
+    lower category (float -> integer, integer -> bool).
+
+    >>> minflow.can_cast(minflow.float32, minflow.int32)
+    False
+    """
+    return as_dtype(from_).category <= as_dtype(to).category
 
 
 def to_float(dtype):

@@ -1,67 +1,137 @@
-"""``repr`` of tensors in PyTorch's format: ``tensor([1., 2.], requires_grad=True)``."""
+"""``repr`` of tensors in PyTorch's format: ``tensor([1., 2.], requires_grad=True)``.
+
+A port of torch/_tensor_str.py with its default print options: 4 digits, summarised
+(``...``) above 1000 elements with 3 items at each edge, lines of at most 80 characters.
+One formatter, built from the (summarised) values, pads every element to the same width.
+"""
+import math
+
 import numpy as np
 
 from . import dtype as dtypes
 from .device import to_numpy
 
-_IMPLICIT = (dtypes.float32, dtypes.int64, dtypes.bool)
+PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
 
 
-def _float_formatter(values):
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return lambda v: _special(v) or f"{v:.4f}"
-    as_int = np.all(finite == np.round(finite))
-    big, small = np.abs(finite).max(), np.abs(finite[finite != 0]).min() if np.any(finite) else 0
-    if (big >= 1e8) or (small and small < 1e-4) or (small and big / small > 1000 and not as_int):
-        return lambda v: _special(v) or f"{v:.4e}"
-    if as_int:
-        return lambda v: _special(v) or f"{v:.0f}."
-    return lambda v: _special(v) or f"{v:.4f}"
+class _Formatter:
+    """Chooses int / fixed / scientific notation and one width for all elements."""
+
+    def __init__(self, values):
+        self.floating = values.dtype.kind == "f"
+        self.int_mode, self.sci_mode, self.width = True, False, 1
+        if not self.floating:
+            for v in values.ravel().tolist():
+                self.width = max(self.width, len(str(v)))
+            return
+        flat = values.astype(np.float64).ravel()
+        finite = flat[np.isfinite(flat) & (flat != 0)]
+        if finite.size == 0:
+            return
+        big, small = np.abs(finite).max(), np.abs(finite).min()
+        self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        self.sci_mode = big / small > 1000.0 or big > 1.0e8 or (
+            not self.int_mode and small < 1.0e-4)
+        for v in finite.tolist():
+            self.width = max(self.width, len(self._plain(v)) + (
+                1 if self.int_mode and not self.sci_mode else 0))
+
+    def _plain(self, v):
+        if self.sci_mode:
+            return f"{v:.{PRECISION}e}"
+        return f"{v:.0f}" if self.int_mode else f"{v:.{PRECISION}f}"
+
+    def format(self, v):
+        if not self.floating:
+            text = str(v)
+        elif self.sci_mode:
+            text = f"{v:{self.width}.{PRECISION}e}"
+        elif self.int_mode:
+            text = f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
+        else:
+            text = f"{v:.{PRECISION}f}"
+        return " " * (self.width - len(text)) + text
 
 
-def _special(v):
-    if np.isnan(v):
-        return "nan"
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return None
-
-
-def _format_data(arr):
-    if arr.dtype.kind == "f":
-        fmt = _float_formatter(arr.astype(np.float64).ravel())
-        formatter = {"float_kind": fmt}
-    elif arr.dtype.kind == "b":
-        formatter = {"bool": lambda v: "True" if v else "False"}
-    else:
-        formatter = None
+def _summarized(arr):
+    """The values the formatter sees: only the edge items of each dim when summarising."""
     if arr.ndim == 0:
-        return formatter["float_kind"](arr.item()) if arr.dtype.kind == "f" else \
-            (formatter["bool"](arr.item()) if formatter else str(arr.item()))
-    return np.array2string(arr, separator=", ", formatter=formatter, prefix="tensor(",
-                           threshold=1000, edgeitems=3, max_line_width=80)
+        return arr
+    if arr.shape[0] > 2 * EDGEITEMS:
+        arr = np.concatenate([arr[:EDGEITEMS], arr[-EDGEITEMS:]])
+    if arr.ndim == 1:
+        return arr
+    return np.stack([_summarized(row) for row in arr])
+
+
+def _vector(arr, indent, summarize, fmt):
+    per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
+    if summarize and arr.shape[0] > 2 * EDGEITEMS:
+        items = ([fmt.format(v) for v in arr[:EDGEITEMS].tolist()] + [" ..."]
+                 + [fmt.format(v) for v in arr[-EDGEITEMS:].tolist()])
+    else:
+        items = [fmt.format(v) for v in arr.tolist()]
+    lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _nested(arr, indent, summarize, fmt):
+    if arr.ndim == 0:
+        return fmt.format(arr.item())
+    if arr.ndim == 1:
+        return _vector(arr, indent, summarize, fmt)
+    rows = range(arr.shape[0])
+    if summarize and arr.shape[0] > 2 * EDGEITEMS:
+        rows = list(range(EDGEITEMS)) + [None] + list(range(arr.shape[0] - EDGEITEMS,
+                                                            arr.shape[0]))
+    parts = ["..." if i is None else _nested(arr[i], indent + 1, summarize, fmt) for i in rows]
+    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
+
+
+def tensor_str(arr, indent):
+    """The bracketed values of a numpy array, as torch prints them."""
+    if arr.size == 0:
+        return "[]"
+    if arr.dtype == np.float16:
+        arr = arr.astype(np.float32)
+    summarize = arr.size > THRESHOLD
+    fmt = _Formatter(_summarized(arr) if summarize else arr)
+    return _nested(arr, indent, summarize, fmt)
+
+
+def _suffixes(t, numel):
+    out = []
+    if t.device.type != "cpu":
+        out.append(f"device='{t.device}'")
+    default = dtypes.get_default_dtype()
+    if t.device.type == "meta" or numel == 0:
+        if t.ndim != 1 or t.device.type == "meta":
+            out.append(f"size={tuple(t.shape)}")
+        if t.dtype is not default:
+            out.append(f"dtype={t.dtype!r}")
+    elif t.dtype not in (default, dtypes.int64, dtypes.bool):
+        out.append(f"dtype={t.dtype!r}")
+    if t.grad_fn is not None:
+        out.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t.requires_grad:
+        out.append("requires_grad=True")
+    return out
 
 
 def tensor_repr(t):
-    """PyTorch-style repr, with dtype, device and autograd details where they differ
-    from the defaults."""
-    extras = []
-    if t.device.type == "meta":
-        body = "..."
-        extras.append(f"size={tuple(t.shape)}")
-    else:
-        arr = to_numpy(t._data)
-        body = "[]" if arr.size == 0 else _format_data(arr)
-        if arr.size == 0 and arr.ndim != 1:
-            extras.append(f"size={tuple(arr.shape)}")
-    if t.device.type != "cpu":
-        extras.append(f"device='{t.device}'")
-    if t.dtype not in _IMPLICIT or (t.dtype is dtypes.float32
-                                    and dtypes.get_default_dtype() is not dtypes.float32):
-        extras.append(f"dtype={t.dtype!r}")
-    if t.grad_fn is not None:
-        extras.append(f"grad_fn=<{t.grad_fn.name()}>")
-    elif t._requires_grad:
-        extras.append("requires_grad=True")
-    return f"tensor({', '.join([body] + extras)})"
+    """PyTorch-style repr, with device, size, dtype and autograd details where they are not
+    the defaults."""
+    prefix = "tensor("
+    indent = len(prefix)
+    numel = t.numel()
+    body = "..." if t.device.type == "meta" else tensor_str(to_numpy(t._data), indent)
+    parts = [prefix + body]
+    last = len(parts[0]) - parts[0].rfind("\n") + 1
+    for suffix in _suffixes(t, numel):
+        if last + len(suffix) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(parts) + ")"

@@ -27,12 +27,43 @@ class Size(tuple):
             n *= s
         return n
 
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+
+def _op(name, reflected=False):
+    """A Tensor operator calling ``F.<name>(self, other)``, or ``(other, self)`` if reflected.
+
+    A numpy array operand is taken as a tensor (of its own dtype), as torch does.
+    """
+    if reflected:
+        def method(self, other):
+            if other.__class__ is np.ndarray:
+                other = F.as_tensor(other, device=self.device)
+            return getattr(F, name)(other, self)
+    else:
+        def method(self, other):
+            if other.__class__ is np.ndarray:
+                other = F.as_tensor(other, device=self.device)
+            return getattr(F, name)(self, other)
+    method.__doc__ = f"``minflow.{name}``{' with the operands swapped' if reflected else ''}."
+    return method
+
 
 class Tensor:
     """An n-dimensional array on a device, with optional gradient tracking."""
 
-    __slots__ = ("_data", "dtype", "device", "_requires_grad", "grad", "grad_fn",
+    __slots__ = ("_data", "dtype", "device", "_requires_grad", "_grad", "grad_fn",
                  "_output_nr", "_version", "_base", "_grad_acc", "__weakref__")
+    # numpy scalars and arrays defer to Tensor's reflected operators (np.float64(2) * t)
+    __array_priority__ = 1000
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use minflow.tensor(data), minflow.zeros(...) or another factory "
@@ -47,7 +78,7 @@ class Tensor:
         t.dtype = dtype
         t.device = device
         t._requires_grad = False
-        t.grad = None
+        t._grad = None
         t.grad_fn = None
         t._output_nr = 0
         t._version = None
@@ -69,6 +100,16 @@ class Tensor:
 
     def numel(self):
         return self._data.size
+
+    nelement = numel
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.size * self.dtype.itemsize
 
     def size(self, dim=None):
         if dim is None:
@@ -123,6 +164,22 @@ class Tensor:
                                f"gradients, got dtype {self.dtype.name}")
         self._requires_grad = bool(requires_grad)
         return self
+
+    @property
+    def grad(self):
+        """The accumulated gradient of this leaf (None until a backward reaches it)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"grad: assigned grad expected to be a Tensor or None but got "
+                                f"grad of type {type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(f"grad: attempting to assign a gradient of size "
+                                   f"{list(value.shape)} to a tensor of size {list(self.shape)}")
+        self._grad = value
 
     @property
     def is_leaf(self):
@@ -238,6 +295,11 @@ class Tensor:
                             "an index")
         return int(self.item())
 
+    def __format__(self, spec):
+        if self._data.ndim == 0 and self.device.type != "meta":
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
     def __array__(self, dtype=None, copy=None):
         arr = self.detach().cpu().numpy()
         return arr if dtype is None else arr.astype(dtype)
@@ -275,9 +337,15 @@ class Tensor:
                        f"cuda:{device}" if isinstance(device, int) else device)
 
     def type(self, dtype=None):
+        """``type()``: the legacy type name, e.g. "minflow.FloatTensor"; ``type(dtype)``: cast."""
         if dtype is None:
-            return f"minflow.{self.dtype.name}"
-        return self.to(dtype)
+            return f"minflow.{_TYPE_NAMES[self.dtype.name]}"
+        if isinstance(dtype, str) and dtype.endswith("Tensor"):
+            names = {f"{p}.{v}": k for k, v in _TYPE_NAMES.items() for p in ("minflow", "torch")}
+            if dtype not in names:
+                raise TypeError(f"type: unknown tensor type {dtype!r}")
+            dtype = names[dtype]
+        return self.to(dtypes.as_dtype(dtype))
 
     def float(self):
         return self.to(dtypes.float32)
@@ -301,66 +369,19 @@ class Tensor:
         data = self._data
         return isinstance(data, MetaArray) or data.flags.c_contiguous
 
-    # -- operators ---------------------------------------------------------------------
-    def __add__(self, other):
-        return F.add(self, other)
-
-    def __radd__(self, other):
-        return F.add(other, self)
-
-    def __iadd__(self, other):
-        return F.add_(self, other)
-
-    def __sub__(self, other):
-        return F.sub(self, other)
-
-    def __rsub__(self, other):
-        return F.sub(other, self)
-
-    def __isub__(self, other):
-        return F.sub_(self, other)
-
-    def __mul__(self, other):
-        return F.mul(self, other)
-
-    def __rmul__(self, other):
-        return F.mul(other, self)
-
-    def __imul__(self, other):
-        return F.mul_(self, other)
-
-    def __truediv__(self, other):
-        return F.div(self, other)
-
-    def __rtruediv__(self, other):
-        return F.div(other, self)
-
-    def __itruediv__(self, other):
-        return F.div_(self, other)
-
-    def __floordiv__(self, other):
-        return F.floor_divide(self, other)
-
-    def __rfloordiv__(self, other):
-        return F.floor_divide(other, self)
-
-    def __mod__(self, other):
-        return F.remainder(self, other)
-
-    def __rmod__(self, other):
-        return F.remainder(other, self)
-
-    def __pow__(self, other):
-        return F.pow(self, other)
-
-    def __rpow__(self, other):
-        return F.pow(other, self)
-
-    def __matmul__(self, other):
-        return F.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return F.matmul(other, self)
+    # -- operators: each calls the public function, so it dispatches like a direct call ---
+    __add__, __radd__, __iadd__ = _op("add"), _op("add", True), _op("add_")
+    __sub__, __rsub__, __isub__ = _op("sub"), _op("sub", True), _op("sub_")
+    __mul__, __rmul__, __imul__ = _op("mul"), _op("mul", True), _op("mul_")
+    __truediv__, __rtruediv__, __itruediv__ = _op("div"), _op("div", True), _op("div_")
+    __floordiv__, __rfloordiv__ = _op("floor_divide"), _op("floor_divide", True)
+    __mod__, __rmod__ = _op("remainder"), _op("remainder", True)
+    __pow__, __rpow__ = _op("pow"), _op("pow", True)
+    __matmul__, __rmatmul__ = _op("matmul"), _op("matmul", True)
+    __and__, __rand__ = _op("bitwise_and"), _op("bitwise_and", True)
+    __or__, __ror__ = _op("bitwise_or"), _op("bitwise_or", True)
+    __xor__, __rxor__ = _op("bitwise_xor"), _op("bitwise_xor", True)
+    __lt__, __le__, __gt__, __ge__ = _op("lt"), _op("le"), _op("gt"), _op("ge")
 
     def __neg__(self):
         return F.neg(self)
@@ -374,38 +395,30 @@ class Tensor:
     def __invert__(self):
         return F.bitwise_not(self)
 
-    def __and__(self, other):
-        return F.logical_and(self, other) if self.dtype is dtypes.bool else NotImplemented
-
-    def __or__(self, other):
-        return F.logical_or(self, other) if self.dtype is dtypes.bool else NotImplemented
-
-    def __xor__(self, other):
-        return F.logical_xor(self, other) if self.dtype is dtypes.bool else NotImplemented
-
     def __eq__(self, other):
+        if other.__class__ is np.ndarray:
+            other = F.as_tensor(other, device=self.device)
+        elif not isinstance(other, _OPERANDS):
+            return NotImplemented           # x == None is False, as in torch
         return F.eq(self, other)
 
     def __ne__(self, other):
+        if other.__class__ is np.ndarray:
+            other = F.as_tensor(other, device=self.device)
+        elif not isinstance(other, _OPERANDS):
+            return NotImplemented
         return F.ne(self, other)
-
-    def __lt__(self, other):
-        return F.lt(self, other)
-
-    def __le__(self, other):
-        return F.le(self, other)
-
-    def __gt__(self, other):
-        return F.gt(self, other)
-
-    def __ge__(self, other):
-        return F.ge(self, other)
 
     def __getitem__(self, index):
         return F.getitem(self, index)
 
     def __setitem__(self, index, value):
         F.setitem_(self, index, value)
+
+
+_OPERANDS = (Tensor, int, float, np.number, np.bool_)
+_TYPE_NAMES = {"bool": "BoolTensor", "int32": "IntTensor", "int64": "LongTensor",
+               "float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor"}
 
 
 class _HookHandle:

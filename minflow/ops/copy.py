@@ -1,4 +1,5 @@
 """Ops that copy or convert a tensor: clone, contiguous, cast (dtype), to_device."""
+from ..core import dtype as dtypes
 from ..core.device import Device
 from ..core.functional import generate_function, public, tensor_method
 from ..core.inplace import inplace
@@ -8,9 +9,10 @@ from .registry import Attr, define_op
 
 _clone = define_op("clone", ["input"], infer=lambda input: (input._data.shape, input.dtype),
                    traits=("elementwise", "no_side_effect"), doc="A copy with its own storage.")
-_clone_fn = generate_function(_clone, method=True, doc="clone(input) -> Tensor\n\nA copy of ``input`` with "
-                  "its own storage; gradients flow back to ``input``.\n\n"
-                  ">>> minflow.tensor([1.0]).clone().tolist()\n[1.0]")
+_clone_fn = generate_function(_clone, method=True,
+                              doc="clone(input) -> Tensor\n\nA copy of ``input`` with its own "
+                                  "storage; gradients flow back to ``input``.\n\n"
+                                  ">>> minflow.tensor([1.0]).clone().tolist()\n[1.0]")
 
 _contig = define_op("contiguous", ["input"],
                     infer=lambda input: (input._data.shape, input.dtype),
@@ -90,3 +92,23 @@ def copy_(self, src):
         out = F.expand(out, tuple(target.shape))
         return _clone_fn(out) if out._base is not None or out is source else out
     return inplace(copied, "copy_", self, src)
+
+
+# -- queries as functions, as torch has them -----------------------------------------------
+@public
+def numel(input):
+    """numel(input) -> int: the number of elements.
+
+    >>> minflow.numel(minflow.zeros(2, 3))
+    6
+    """
+    return input.numel()
+
+
+@public
+def is_floating_point(input):
+    """is_floating_point(input) -> bool: whether input's dtype is float16/32/64."""
+    return input.dtype.is_floating_point
+
+
+public(dtypes.can_cast, name="can_cast")

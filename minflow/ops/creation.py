@@ -6,15 +6,22 @@ import numpy as np
 from ..core import dtype as dtypes
 from ..core.device import Device, MetaArray, array_module, check_available, cuda_context
 from ..core.dispatch import apply
-from ..core.functional import public
+from ..core.functional import public, tensor_method
+from ..core.namespace import F
 from ..core.tensor import Tensor
+from .infer import broadcast_shapes
 from .registry import Attr, define_op, get_op
 
 CREATE = ("creation", "no_grad")
 
 
-def _shape_attr(size, where):
-    """``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])`` all give (2, 3)."""
+def _shape_attr(size, where, size_kw=None):
+    """``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros([2, 3])`` and ``zeros(size=(2, 3))`` all
+    give (2, 3)."""
+    if size_kw is not None:
+        if size:
+            raise TypeError(f"{where}: got size both as arguments and as size=")
+        size = (size_kw,)
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     shape = []
@@ -48,7 +55,7 @@ define_op("empty", [], attrs=[Attr("shape", "ints"), Attr("dtype", "dtype"),
 
 
 def _arange_infer(start, end, step, dtype, device):
-    if step == 0:
+    if step == 0 or (not dtype.is_floating_point and int(step) == 0):
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError(f"upper bound and larger bound inconsistent with step sign "
@@ -100,25 +107,33 @@ def _float_dtype(dtype):
     return dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
 
 
+def _random_float_dtype(dtype, where):
+    dtype = _float_dtype(dtype)
+    if not dtype.is_floating_point:
+        raise TypeError(f"{where}: expected a floating dtype, got {dtype.name} (use randint "
+                        f"for integers)")
+    return dtype
+
+
 @public
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor
 
     >>> minflow.zeros(2, 3).shape
     minflow.Size([2, 3])
     """
-    return full(_shape_attr(size, "zeros"), 0, dtype=_float_dtype(dtype), device=device,
+    return full(_shape_attr(shape, "zeros", size), 0, dtype=_float_dtype(dtype), device=device,
                 requires_grad=requires_grad)
 
 
 @public
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor
 
     >>> minflow.ones(2).tolist()
     [1.0, 1.0]
     """
-    return full(_shape_attr(size, "ones"), 1, dtype=_float_dtype(dtype), device=device,
+    return full(_shape_attr(shape, "ones", size), 1, dtype=_float_dtype(dtype), device=device,
                 requires_grad=requires_grad)
 
 
@@ -139,18 +154,18 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 
 
 @public
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor (uninitialised)
 
     >>> minflow.empty(3).shape
     minflow.Size([3])
     """
-    return _create("empty", requires_grad, shape=_shape_attr(size, "empty"),
+    return _create("empty", requires_grad, shape=_shape_attr(shape, "empty", size),
                    dtype=_float_dtype(dtype), device=_device(device))
 
 
 @public
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """arange(start=0, end, step=1, *, dtype=None, device=None) -> Tensor
 
     int64 when start, end and step are all ints, else the default float.
@@ -175,6 +190,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     >>> minflow.linspace(0, 1, 3).tolist()
     [0.0, 0.5, 1.0]
     """
+    start, end, steps = (v.item() if isinstance(v, Tensor) else v for v in (start, end, steps))
     return _create("linspace", requires_grad, start=start, end=end, steps=steps,
                    dtype=_float_dtype(dtype), device=_device(device))
 
@@ -191,25 +207,29 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 @public
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def rand(*shape, size=None, generator=None, dtype=None, device=None,
+         requires_grad=False):
     """rand(*size, generator=None, dtype=None, device=None) -> Tensor, samples of U[0, 1)
 
     >>> minflow.rand(2, 2).shape
     minflow.Size([2, 2])
     """
-    return _create("uniform", requires_grad, shape=_shape_attr(size, "rand"),
-                   dtype=_float_dtype(dtype), device=_device(device), generator=generator)
+    return _create("uniform", requires_grad, shape=_shape_attr(shape, "rand", size),
+                   dtype=_random_float_dtype(dtype, "rand"), device=_device(device),
+                   generator=generator)
 
 
 @public
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def randn(*shape, size=None, generator=None, dtype=None, device=None,
+          requires_grad=False):
     """randn(*size, generator=None, dtype=None, device=None) -> Tensor, samples of N(0, 1)
 
     >>> minflow.randn(3).shape
     minflow.Size([3])
     """
-    return _create("normal", requires_grad, shape=_shape_attr(size, "randn"),
-                   dtype=_float_dtype(dtype), device=_device(device), generator=generator)
+    return _create("normal", requires_grad, shape=_shape_attr(shape, "randn", size),
+                   dtype=_random_float_dtype(dtype, "randn"), device=_device(device),
+                   generator=generator)
 
 
 @public
@@ -233,17 +253,40 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
 @public
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False):
-    """normal(mean, std, size, *, generator=None) -> Tensor, samples of N(mean, std^2)
+    """normal(mean, std, size=None, *, generator=None) -> Tensor, samples of N(mean, std^2)
+
+    ``mean`` and ``std`` are numbers (then ``size`` is needed) or tensors, broadcast
+    together; the samples are not differentiable with respect to them.
 
     >>> minflow.normal(0.0, 2.0, (4,)).shape
     minflow.Size([4])
+    >>> minflow.normal(minflow.zeros(2, 1), minflow.ones(3)).shape
+    minflow.Size([2, 3])
     """
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        return _normal_tensors(mean, std, generator)
     if size is None:
-        raise TypeError("normal: expected size, e.g. normal(0.0, 1.0, (3,)) (tensor mean/std "
-                        "is not supported)")
+        raise TypeError("normal: expected size when mean and std are numbers, e.g. "
+                        "normal(0.0, 1.0, (3,))")
     return _create("normal", requires_grad, mean=mean, std=std,
-                   shape=_shape_attr((size,), "normal"), dtype=_float_dtype(dtype),
-                   device=_device(device), generator=generator)
+                   shape=_shape_attr((size,), "normal"),
+                   dtype=_random_float_dtype(dtype, "normal"), device=_device(device),
+                   generator=generator)
+
+
+def _normal_tensors(mean, std, generator):
+    tensors = [t.detach() for t in (mean, std) if isinstance(t, Tensor)]
+    dtype = dtypes.result_type(*tensors)
+    if not dtype.is_floating_point:
+        raise TypeError(f"normal: expected floating mean and std, got {dtype.name}")
+    shapes = [tuple(t.shape) for t in tensors]
+    shape = broadcast_shapes(*shapes)
+    if isinstance(std, Tensor) and std.numel() and F.amin(std.detach()).item() < 0:
+        raise RuntimeError("normal: expected all elements of std >= 0.0")
+    noise = randn(shape, generator=generator, dtype=dtype, device=tensors[0].device)
+    std = std.detach() if isinstance(std, Tensor) else std
+    mean = mean.detach() if isinstance(mean, Tensor) else mean
+    return F.add(F.mul(noise, std), mean)
 
 
 def _like(fn):
@@ -283,22 +326,108 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None):
                    device=input.device if device is None else device)
 
 
+@tensor_method("new_zeros")
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    """``zeros(*size)`` with ``self``'s dtype and device unless given."""
+    return zeros(*size, **_new_kwargs(self, dtype, device, requires_grad))
+
+
+@tensor_method("new_ones")
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    """``ones(*size)`` with ``self``'s dtype and device unless given."""
+    return ones(*size, **_new_kwargs(self, dtype, device, requires_grad))
+
+
+@tensor_method("new_empty")
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    """``empty(*size)`` with ``self``'s dtype and device unless given."""
+    return empty(*size, **_new_kwargs(self, dtype, device, requires_grad))
+
+
+@tensor_method("new_full")
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """``full(size, fill_value)`` with ``self``'s dtype and device unless given."""
+    return full(size, fill_value, **_new_kwargs(self, dtype, device, requires_grad))
+
+
+@tensor_method("new_tensor")
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """``tensor(data)`` (a copy) with ``self``'s dtype and device unless given.
+
+    >>> minflow.zeros(1, dtype=minflow.float64).new_tensor([1, 2]).dtype
+    minflow.float64
+    """
+    return tensor(data, **_new_kwargs(self, dtype, device, requires_grad))
+
+
+def _new_kwargs(self, dtype, device, requires_grad):
+    return {"dtype": self.dtype if dtype is None else dtype,
+            "device": self.device if device is None else device,
+            "requires_grad": requires_grad}
+
+
 # -- from data -----------------------------------------------------------------------------
 def _array_from_data(data, dtype, where):
+    """``data`` as a numpy array and the dtype torch would infer for it (or ``dtype``)."""
     if isinstance(data, Tensor):
         arr = data.detach().cpu().numpy()
+    elif isinstance(data, np.ndarray):
+        arr = data
     else:
-        arr = np.asarray(data) if not isinstance(data, np.ndarray) else data
-        if arr.dtype == object:
+        try:
+            arr = np.asarray(_leaves_to_numpy(data))
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"{where}: could not build a tensor from {type(data).__name__}: "
+                             f"{err}") from None
+        if arr.dtype == object or arr.dtype.kind in "USV":
             raise TypeError(f"{where}: could not build a tensor from {type(data).__name__} "
                             f"(ragged nested sequence or unsupported elements)")
+        if arr.dtype.kind == "u" and arr.dtype.itemsize == 8:
+            raise OverflowError(f"{where}: Python int too large for int64")
     if dtype is not None:
         return arr, dtypes.as_dtype(dtype)
-    if arr.dtype.kind == "f" and not isinstance(data, np.ndarray) and not isinstance(data, Tensor):
-        return arr, dtypes.get_default_dtype()       # Python floats: the default float
-    if arr.dtype.kind in "iu" and not isinstance(data, (np.ndarray, Tensor)):
-        return arr, dtypes.int64
-    return arr, dtypes.from_numpy_dtype(arr.dtype)
+    if isinstance(data, (Tensor, np.ndarray)):
+        return arr, _numpy_dtype(arr.dtype, where)
+    return arr, _inferred_dtype(data, where)
+
+
+def _leaves_to_numpy(data):
+    """Nested lists with tensors among the leaves: the tensors as numpy arrays."""
+    if isinstance(data, Tensor):
+        return data.detach().cpu().numpy()
+    if isinstance(data, (list, tuple)) and any(isinstance(x, (Tensor, list, tuple))
+                                               for x in data):
+        return [_leaves_to_numpy(x) for x in data]
+    return data
+
+
+def _inferred_dtype(data, where):
+    """torch's rule for Python data: promote over the leaves, where a Python float is the
+    default dtype, an int int64, a bool bool, and numpy scalars / tensors keep theirs."""
+    if isinstance(data, (list, tuple, range)):
+        kinds = set(map(type, data))        # NOTE: a C-speed pass; most data is plain numbers
+        if kinds <= _PY_SCALARS:
+            return (dtypes.get_default_dtype() if float in kinds or not kinds else
+                    dtypes.int64 if int in kinds else dtypes.bool)
+        found = None
+        for x in data:
+            d = _inferred_dtype(x, where)
+            found = d if found is None else dtypes.promote_types(found, d)
+        return found
+    if isinstance(data, (Tensor, np.ndarray, np.generic)) and not isinstance(data, np.bool_):
+        return _numpy_dtype(np.dtype(data.dtype.np if isinstance(data, Tensor) else data.dtype),
+                            where)
+    return dtypes.scalar_dtype(data)
+
+
+_PY_SCALARS = {float, int, bool}
+
+
+def _numpy_dtype(np_dtype, where):
+    try:
+        return dtypes.from_numpy_dtype(np_dtype)
+    except TypeError as err:
+        raise TypeError(f"{where}: {err}") from None
 
 
 def _place(arr, dtype, device):
@@ -354,4 +483,4 @@ def from_numpy(ndarray):
     """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"from_numpy: expected np.ndarray, got {type(ndarray).__name__}")
-    return Tensor._make(ndarray, dtypes.from_numpy_dtype(ndarray.dtype), Device("cpu"))
+    return Tensor._make(ndarray, _numpy_dtype(ndarray.dtype, "from_numpy"), Device("cpu"))

@@ -8,6 +8,7 @@ from ..core.dispatch import apply
 from ..core.functional import generate_function, make_inplace, public, tensor_method
 from ..core.inplace import write_out
 from ..core.namespace import F
+from ..core.tensor import Tensor
 from . import infer
 from .registry import Attr, Input, define_op, get_op
 
@@ -22,19 +23,84 @@ _UNARY_DOCS = {
     "rsqrt": "1 / sqrt(x)", "reciprocal": "1 / x", "sin": "sin x", "cos": "cos x",
     "tanh": "tanh x", "sigmoid": "1 / (1 + e^-x)",
 }
-_SAME_DTYPE = ("neg", "abs", "sign", "square", "floor", "ceil", "round")
+_SAME_DTYPE = ("neg", "abs", "sign", "square", "floor", "ceil")
 _TO_FLOAT = ("exp", "expm1", "log", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos",
              "tanh", "sigmoid")
 
+
+def _neg_infer(input):
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return input._data.shape, input.dtype
+
+
+def _square_infer(input):
+    # square is pow(x, 2): a bool input promotes with the int 2 to int64, as torch
+    return input._data.shape, dtypes.int64 if input.dtype is dtypes.bool else input.dtype
+
+
+_UNARY_INFERS = {"neg": _neg_infer, "square": _square_infer}
+
 for _name in _SAME_DTYPE + _TO_FLOAT:
-    _op = define_op(_name, ["input"], infer=infer.unary if _name in _SAME_DTYPE
-                    else infer.unary_float, traits=EW, promote="out",
-                    doc=f"Elementwise {_UNARY_DOCS[_name]}.")
+    _op = define_op(_name, ["input"], infer=_UNARY_INFERS.get(_name, infer.unary if _name in
+                                                              _SAME_DTYPE else infer.unary_float),
+                    traits=EW, promote="out", doc=f"Elementwise {_UNARY_DOCS[_name]}.")
     generate_function(_op, method=True, out=True, inplace=True,
                       doc=f"{_name}(input, out=None) -> Tensor\n\nElementwise "
                           f"{_UNARY_DOCS[_name]}.\n\n>>> minflow.{_name}(minflow.tensor([0.5]))"
                           f".shape\nminflow.Size([1])")
 
+
+def _round_infer(input, decimals):
+    if decimals and not input.dtype.is_floating_point:
+        raise TypeError(f"decimals={decimals} needs a floating input, got {input.dtype.name}")
+    return input._data.shape, input.dtype
+
+
+_round_op = define_op("round", ["input"], attrs=[Attr("decimals", "int", 0)],
+                      infer=_round_infer, traits=EW,
+                      doc="Elementwise x rounded half to even (to ``decimals`` places).")
+
+
+@public(method=True)
+def round(input, *, decimals=0, out=None):
+    """round(input, *, decimals=0, out=None) -> Tensor
+
+    Round half to even, to ``decimals`` decimal places (negative: left of the point).
+
+    >>> minflow.round(minflow.tensor([0.5, 1.5, 1.25]), decimals=0).tolist()
+    [0.0, 2.0, 1.0]
+    """
+    result = apply(_round_op, (input,), {"decimals": decimals})
+    return result if out is None else write_out(result, out, "round")
+
+
+make_inplace(round, "round_")
+
+
+def _sub_infer(input, other):
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return infer.binary(input, other)
+
+
+def _is_bool(x):
+    return x.dtype is dtypes.bool if isinstance(x, Tensor) else isinstance(x, bool)
+
+
+def _pow_infer(input, exponent):
+    shape, dtype = infer.binary(input, exponent)
+    if (dtype.category < 2 and isinstance(exponent, int) and not isinstance(exponent, bool)
+            and exponent < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return shape, dtype
+
+
+_BINARY_INFERS = {"sub": _sub_infer, "pow": _pow_infer}
 _BINARY_DOCS = {
     "add": "input + other", "sub": "input - other", "mul": "input * other",
     "floor_divide": "floor(input / other)",
@@ -45,7 +111,7 @@ _BINARY_DOCS = {
 for _name, _doc in _BINARY_DOCS.items():
     _second = "exponent" if _name == "pow" else "other"
     _op = define_op(_name, [Input("input", scalar_ok=True), Input(_second, scalar_ok=True)],
-                    infer=infer.binary, traits=BC, promote="out",
+                    infer=_BINARY_INFERS.get(_name, infer.binary), traits=BC, promote="out",
                     doc=f"Elementwise {_doc}, broadcasting and promoting dtypes.")
     if _name not in ("add", "sub"):
         generate_function(_op, method=True, out=True, inplace=_name != "maximum"
@@ -58,8 +124,18 @@ for _name, _doc in _BINARY_DOCS.items():
 _add_op, _sub_op = get_op("add"), get_op("sub")
 
 
-def _scaled(other, alpha):
-    return other if alpha == 1 else F.mul(other, alpha)
+def _scaled(name, input, other, alpha):
+    """``alpha * other``, with PyTorch's checks on alpha's type."""
+    result = dtypes.result_type(input, other)
+    if isinstance(alpha, bool):
+        if result is not dtypes.bool:
+            raise RuntimeError(f"{name}: Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, float) and not result.is_floating_point:
+        raise RuntimeError(f"{name}: For integral input tensors, argument alpha must not be a "
+                           f"floating point number.")
+    if result is dtypes.bool:
+        return other if alpha else F.logical_and(other, False)
+    return F.mul(other, alpha)
 
 
 @public(method=True)
@@ -71,7 +147,9 @@ def add(input, other, *, alpha=1, out=None):
     >>> minflow.add(minflow.tensor([1, 2]), 10, alpha=2).tolist()
     [21, 22]
     """
-    result = apply(_add_op, (input, _scaled(other, alpha) if alpha != 1 else other), {})
+    if alpha != 1 or isinstance(alpha, bool):
+        other = _scaled("add", input, other, alpha)
+    result = apply(_add_op, (input, other), {})
     return result if out is None else write_out(result, out, "add")
 
 
@@ -84,7 +162,9 @@ def sub(input, other, *, alpha=1, out=None):
     >>> minflow.sub(minflow.tensor([5.0]), 1.5).tolist()
     [3.5]
     """
-    result = apply(_sub_op, (input, _scaled(other, alpha) if alpha != 1 else other), {})
+    if alpha != 1 or isinstance(alpha, bool):
+        other = _scaled("sub", input, other, alpha)
+    result = apply(_sub_op, (input, other), {})
     return result if out is None else write_out(result, out, "sub")
 
 
@@ -152,15 +232,25 @@ for _name, _doc in (("logical_not", "logical not (nonzero counts as True)"),
                           f">>> minflow.{_name}(minflow.tensor([1.0])).dtype\nminflow.bool")
 
 
-def _bitwise_not_infer(input):
-    infer.check_dtype(input, (dtypes.bool,) + dtypes.INTS)
-    return input._data.shape, input.dtype
+def _bitwise_infer(input, other=None):
+    shape, dtype = infer.unary(input) if other is None else infer.binary(input, other)
+    if dtype.is_floating_point:
+        raise TypeError(f"expected bool or integer operands, got {dtype.name}")
+    return shape, dtype
 
 
-_op = define_op("bitwise_not", ["input"], infer=_bitwise_not_infer, traits=EW + ("no_grad",),
+_op = define_op("bitwise_not", ["input"], infer=_bitwise_infer, traits=EW + ("no_grad",),
                 doc="Elementwise bitwise not (logical not for bool).")
 generate_function(_op, method=True, doc="bitwise_not(input) -> Tensor\n\n``~input`` for bool "
                   "and integer tensors.\n\n>>> (~minflow.tensor([True])).tolist()\n[False]")
+for _name, _sym in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):
+    _op = define_op(_name, [Input("input", scalar_ok=True), Input("other", scalar_ok=True)],
+                    infer=_bitwise_infer, traits=BC + ("no_grad",), promote="out",
+                    doc=f"Elementwise ``input {_sym} other`` on bool and integer tensors.")
+    generate_function(_op, method=True, out=True, inplace=True,
+                      doc=f"{_name}(input, other, out=None) -> Tensor\n\nElementwise ``input "
+                          f"{_sym} other`` for bool and integer tensors (logical for bool).\n\n"
+                          f">>> minflow.{_name}(minflow.tensor([5]), 3).dtype\nminflow.int64")
 
 
 def _where_infer(condition, input, other):
@@ -170,14 +260,28 @@ def _where_infer(condition, input, other):
     return shape, infer._binary_dtype(input, other)
 
 
-_op = define_op("where", [Input("condition", promote=False), Input("input", scalar_ok=True),
-                          Input("other", scalar_ok=True)],
-                infer=_where_infer, traits=BC, promote="out",
-                doc="Elementwise choice: input where condition, else other.")
-generate_function(_op, doc="where(condition, input, other) -> Tensor\n\nPick ``input`` where "
-                  "``condition`` is True, else ``other``, broadcasting all three.\n\n"
-                  ">>> x = minflow.tensor([-1.0, 2.0])\n>>> minflow.where(x > 0, x, 0.0).tolist()"
-                  "\n[0.0, 2.0]")
+_where_op = define_op("where", [Input("condition", promote=False),
+                                Input("input", scalar_ok=True), Input("other", scalar_ok=True)],
+                      infer=_where_infer, traits=BC, promote="out",
+                      doc="Elementwise choice: input where condition, else other.")
+
+
+@public
+def where(condition, input=None, other=None):
+    """where(condition, input, other) -> Tensor
+
+    Pick ``input`` where ``condition`` is True, else ``other``, broadcasting all three.
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
+
+    >>> x = minflow.tensor([-1.0, 2.0])
+    >>> minflow.where(x > 0, x, 0.0).tolist()
+    [0.0, 2.0]
+    """
+    if input is None and other is None:
+        return F.nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where: expected both input and other, or neither")
+    return apply(_where_op, (condition, input, other), {})
 
 
 def _where_method(self, condition, other):
@@ -199,32 +303,105 @@ _clamp_op = define_op("clamp", [Input("input")],
                       attrs=[Attr("min", "scalar", None, optional=True),
                              Attr("max", "scalar", None, optional=True)],
                       infer=_clamp_infer, traits=EW, promote="out",
-                      doc="Elementwise min(max(input, min), max).")
-generate_function(_clamp_op, method=True, out=True, inplace=True,
-                  doc="clamp(input, min=None, max=None, out=None) -> Tensor\n\n"
-                      "min(max(input, min), max) elementwise; either bound may be None.\n\n"
-                      ">>> minflow.clamp(minflow.tensor([-2.0, 0.5, 3.0]), -1, 1).tolist()\n"
-                      "[-1.0, 0.5, 1.0]")
-public(F.clamp, name="clip", method=True)
+                      doc="Elementwise min(max(input, min), max) with scalar bounds.")
 
 
-def _masked_fill_infer(input, mask, value):
+@public(method=True)
+def clamp(input, min=None, max=None, *, out=None):
+    """clamp(input, min=None, max=None, *, out=None) -> Tensor
+
+    min(max(input, min), max) elementwise; either bound may be None, a number or a tensor
+    (all three broadcast together). Where min > max the result is max, as in PyTorch.
+
+    >>> minflow.clamp(minflow.tensor([-2.0, 0.5, 3.0]), -1, 1).tolist()
+    [-1.0, 0.5, 1.0]
+    """
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        result = _clamp_tensor(input, min, max)
+    else:
+        result = apply(_clamp_op, (input,), {"min": min, "max": max})
+    return result if out is None else write_out(result, out, "clamp")
+
+
+def _clamp_tensor(input, min, max):
+    """clamp with tensor bounds, as two ``where``: the gradient goes to whichever of input,
+    min and max is picked (to input at equality, as PyTorch)."""
+    try:
+        _clamp_infer(input, min, max)
+        infer.broadcast_shapes(*(infer._shape_of(x) for x in (input, min, max) if x is not None))
+    except (RuntimeError, TypeError) as err:
+        raise type(err)(f"clamp: {err}") from None
+    out = input
+    if min is not None:
+        out = F.where(F.lt(out, min), min, out)
+    if max is not None:
+        out = F.where(F.gt(out, max), max, out)
+    return out
+
+
+make_inplace(clamp, "clamp_")
+public(clamp, name="clip", method=True)
+
+
+@public(method=True)
+def clamp_min(input, min):
+    """clamp_min(input, min) -> Tensor: ``clamp(input, min=min)``.
+
+    >>> minflow.clamp_min(minflow.tensor([-1.0, 2.0]), 0).tolist()
+    [0.0, 2.0]
+    """
+    return clamp(input, min=min)
+
+
+@public(method=True)
+def clamp_max(input, max):
+    """clamp_max(input, max) -> Tensor: ``clamp(input, max=max)``.
+
+    >>> minflow.clamp_max(minflow.tensor([-1.0, 2.0]), 0).tolist()
+    [-1.0, 0.0]
+    """
+    return clamp(input, max=max)
+
+
+def _check_mask(input, mask):
     infer.check_dtype(mask, (dtypes.bool,), "mask")
     shape = infer.broadcast_shapes(input._data.shape, mask._data.shape)
     if shape != tuple(input._data.shape):
         raise RuntimeError(f"mask of shape {list(mask._data.shape)} must broadcast to input "
                            f"shape {list(input._data.shape)}")
-    if input.dtype.category < dtypes.scalar_dtype(value).category:
-        raise RuntimeError(f"value {value!r} cannot be converted to dtype {input.dtype.name} "
-                           f"without overflow")
+
+
+def _masked_fill_infer(input, mask, value):
+    _check_mask(input, mask)
     return input._data.shape, input.dtype
 
 
-_op = define_op("masked_fill", [Input("input"), Input("mask", promote=False)],
-                attrs=[Attr("value", "scalar")], infer=_masked_fill_infer, traits=BC,
-                doc="input with value written where mask is True.")
-generate_function(_op, method=True, inplace=True,
-                  doc="masked_fill(input, mask, value) -> Tensor\n\nCopy of ``input`` with "
-                      "``value`` where the bool ``mask`` (broadcast to input) is True.\n\n"
-                      ">>> x = minflow.tensor([1.0, 2.0])\n"
-                      ">>> x.masked_fill(x > 1, 0.0).tolist()\n[1.0, 0.0]")
+_masked_fill_op = define_op("masked_fill", [Input("input"), Input("mask", promote=False)],
+                            attrs=[Attr("value", "scalar")], infer=_masked_fill_infer,
+                            traits=BC, doc="input with value written where mask is True.")
+
+
+@public(method=True)
+def masked_fill(input, mask, value):
+    """masked_fill(input, mask, value) -> Tensor
+
+    Copy of ``input`` with ``value`` (a number or a 0-dim tensor, converted to input's
+    dtype) where the bool ``mask`` (broadcast to input) is True.
+
+    >>> x = minflow.tensor([1.0, 2.0])
+    >>> x.masked_fill(x > 1, 0.0).tolist()
+    [1.0, 0.0]
+    """
+    if not isinstance(value, Tensor):
+        return apply(_masked_fill_op, (input, mask), {"value": value})
+    if value.ndim != 0:
+        raise RuntimeError(f"masked_fill: only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s)")
+    try:
+        _check_mask(input, mask)
+    except (RuntimeError, TypeError) as err:
+        raise type(err)(f"masked_fill: {err}") from None
+    return F.where(mask, F.cast(value, input.dtype), input)    # gradient reaches value too
+
+
+make_inplace(masked_fill, "masked_fill_")

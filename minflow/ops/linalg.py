@@ -115,6 +115,56 @@ def bmm(input, mat2):
     return apply(MATMUL, (input, mat2), {})
 
 
+@public(method=True)
+def dot(input, other):
+    """dot(input, other) -> Tensor
+
+    Inner product of two 1-D tensors of the same length and dtype: sum(input * other).
+
+    >>> minflow.dot(minflow.tensor([1., 2.]), minflow.tensor([3., 4.])).item()
+    11.0
+    """
+    _check_ndim("dot", "input", input, 1)
+    _check_ndim("dot", "other", other, 1)
+    _check_same_dtype("dot", input, other)
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"dot: inconsistent tensor size, expected input {list(input.shape)} "
+                           f"and other {list(other.shape)} to have the same number of elements")
+    return apply(MATMUL, (input, other), {})
+
+
+@public(method=True)
+def mv(input, vec):
+    """mv(input, vec) -> Tensor
+
+    Matrix-vector product: (n, m) @ (m,) -> (n,).
+
+    >>> minflow.mv(minflow.ones(2, 3), minflow.ones(3)).tolist()
+    [3.0, 3.0]
+    """
+    _check_ndim("mv", "input", input, 2)
+    _check_ndim("mv", "vec", vec, 1)
+    _check_same_dtype("mv", input, vec)
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"mv: size mismatch, got input ({input.shape[0]}x{input.shape[1]}) "
+                           f"and vec ({vec.shape[0]})")
+    return apply(MATMUL, (input, vec), {})
+
+
+@public(method=True)
+def outer(input, vec2):
+    """outer(input, vec2) -> Tensor
+
+    Outer product of two 1-D tensors: out[i, j] = input[i] * vec2[j].
+
+    >>> minflow.outer(minflow.tensor([1., 2.]), minflow.tensor([1., 10., 100.])).shape
+    minflow.Size([2, 3])
+    """
+    _check_ndim("outer", "input", input, 1)
+    _check_ndim("outer", "vec2", vec2, 1)
+    return F.mul(F.reshape(input, (input.shape[0], 1)), vec2)
+
+
 @public
 def linear(input, weight, bias=None):
     """linear(input, weight, bias=None) -> Tensor
@@ -208,7 +258,23 @@ def einsum(equation, *operands):
     if ell is not None:     # ellipsis dims broadcast: expand them to one shape first
         operands = [_expand_ellipsis(x, t, ell) for x, t in
                     zip(operands, equation.replace(" ", "").partition("->")[0].split(","))]
-    return apply(EINSUM, (list(operands),), {"equation": eq})
+    return apply(EINSUM, (_expand_size_one(eq, operands),), {"equation": eq})
+
+
+def _expand_size_one(equation, operands):
+    """Size-1 dims broadcast against the other operands' size of that subscript (as torch),
+    so the op itself only sees matching sizes."""
+    terms = equation.split("->")[0].split(",")
+    sizes = {}
+    for term, x in zip(terms, operands):
+        for c, n in zip(term, x.shape):
+            if n != 1:
+                sizes.setdefault(c, n)
+    out = []
+    for term, x in zip(terms, operands):
+        target = tuple(sizes.get(c, 1) if n == 1 else n for c, n in zip(term, x.shape))
+        out.append(x if target == tuple(x.shape) else F.expand(x, target))
+    return out
 
 
 def _expand_ellipsis(x, term, ell):

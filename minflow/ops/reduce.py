@@ -37,6 +37,9 @@ define_op("sum", ["input"], attrs=[Attr("dim", "ints"), Attr("keepdim", "bool", 
 
 def _dims(dim, ndim):
     """Public ``dim`` (None, int, list) as the op's tuple of non-negative dims."""
+    if dim is not None and not isinstance(dim, (int, list, tuple)):
+        raise TypeError(f"expected dim to be an int, a tuple of ints or None, got "
+                        f"{type(dim).__name__}")
     return infer.normalize_dims(dim, ndim, "dim")
 
 
@@ -127,6 +130,8 @@ for _name in ("max_dim", "min_dim"):
 
 
 def _arg_infer(input, dim, keepdim):
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("does not support bool input")
     if dim is None:
         _check_nonempty(input, (), "argmax/argmin")
         return (tuple(1 for _ in input._data.shape) if keepdim else ()), dtypes.int64
@@ -189,8 +194,15 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
                            f"a floating point or complex dtype. Got: {out_dtype.name}")
     dims = _checked_dims("mean", dim, input.ndim)
     count = _count(input, dims)
-    total = apply(_SUM, (input,), {"dim": dims, "keepdim": keepdim, "dtype": out_dtype})
-    return F.div(total, count) if count else F.mul(total, float("nan"))
+    acc = _accumulate_dtype(out_dtype)
+    total = apply(_SUM, (input,), {"dim": dims, "keepdim": keepdim, "dtype": acc})
+    out = F.div(total, count) if count else F.mul(total, float("nan"))
+    return F.cast(out, out_dtype)
+
+
+def _accumulate_dtype(dtype):
+    # NOTE: float16 sums and squares overflow at 65504; torch accumulates them in float32
+    return dtypes.float32 if dtype is dtypes.float16 else dtype
 
 
 def _count(input, dims):
@@ -206,14 +218,27 @@ def _minmax(name, op, dim_op, input, dim, keepdim, other):
     if other is not None:
         return (F.maximum if name == "max" else F.minimum)(input, other)
     if dim is None:
-        return apply(op, (input,), {"dim": _checked_dims(name, None, input.ndim),
-                                    "keepdim": False})
+        try:
+            return apply(op, (input,), {"dim": _checked_dims(name, None, input.ndim),
+                                        "keepdim": False})
+        except IndexError as err:           # name max(), not the amax op it runs
+            raise IndexError(str(err).replace(f"{op.name}:", f"{name}:", 1)) from None
     d = _one_dim(name, dim, input.ndim)
     values, indices = apply(dim_op, (input,), {"dim": d, "keepdim": keepdim})
     return _RETURN_TYPES[name](values, indices)
 
 
-_RETURN_TYPES = {n: collections.namedtuple(n, ["values", "indices"]) for n in ("max", "min")}
+def _return_type(name):
+    """A (values, indices) named tuple that prints as torch's ``return_types.max(...)``."""
+    base = collections.namedtuple(name, ["values", "indices"])
+
+    def __repr__(self):
+        return (f"minflow.return_types.{name}(\nvalues={self.values!r},\n"
+                f"indices={self.indices!r})")
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+
+
+_RETURN_TYPES = {n: _return_type(n) for n in ("max", "min")}
 
 
 @public(method=True)
@@ -301,7 +326,7 @@ def argmin(input, dim=None, keepdim=False):
 
 def _logical(name, op, input, dim, keepdim):
     dims = _checked_dims(name, dim, input.ndim)
-    return apply(op, (input,), {"dim": dims, "keepdim": keepdim if dim is not None else False})
+    return apply(op, (input,), {"dim": dims, "keepdim": keepdim})
 
 
 @public(method=True)
@@ -357,6 +382,7 @@ def _var(name, input, dim, unbiased, keepdim, correction):
                            f"{input.dtype.name}")
     dims = _checked_dims(name, dim, input.ndim)
     dof = _count(input, dims) - _correction(name, unbiased, correction)
+    input = F.cast(input, _accumulate_dtype(input.dtype))
     centered = F.sub(input, F.mean(input, dims, keepdim=True))
     squares = F.sum(F.mul(centered, centered), dims, keepdim=keepdim)
     # NOTE: dof <= 0 gives inf/nan, as torch (which also only warns)
@@ -373,7 +399,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> minflow.var(minflow.tensor([1., 2., 3., 4.])).item()
     1.6666666269302368
     """
-    return _var("var", input, dim, unbiased, keepdim, correction)
+    return F.cast(_var("var", input, dim, unbiased, keepdim, correction), input.dtype)
 
 
 @public(method=True)
@@ -385,7 +411,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> minflow.std(minflow.tensor([[1., 3.], [2., 2.]]), dim=1).tolist()
     [1.4142135381698608, 0.0]
     """
-    return F.sqrt(_var("std", input, dim, unbiased, keepdim, correction))
+    return F.cast(F.sqrt(_var("std", input, dim, unbiased, keepdim, correction)), input.dtype)
 
 
 @public(method=True)
@@ -420,23 +446,29 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     >>> minflow.norm(minflow.tensor([3., 4.])).item()
     5.0
     """
-    if dtype is not None:
-        input = F.cast(input, dtypes.as_dtype(dtype))
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"norm: expected a floating point input, got {input.dtype.name}")
+    out_dtype = input.dtype if dtype is None else dtypes.as_dtype(dtype)
     if p == "fro":
         p = 2
     if isinstance(p, str) or isinstance(p, bool) or not isinstance(p, (int, float)):
-        raise ValueError(f"norm: expected p to be 'fro' or a number, got {p!r}")
+        raise ValueError(f"norm: expected p to be 'fro' or a number, got {p!r} (matrix norms "
+                         f"such as 'nuc' are not supported)")
     dims = _checked_dims("norm", dim, input.ndim)
+    x = F.cast(input, _accumulate_dtype(out_dtype))
+    return F.cast(_vector_norm(x, p, dims, keepdim), out_dtype)
+
+
+def _vector_norm(x, p, dims, keepdim):
     if p == float("inf"):
-        return F.amax(F.abs(input), dims, keepdim=keepdim)
+        return F.amax(F.abs(x), dims, keepdim=keepdim)
     if p == float("-inf"):
-        return F.amin(F.abs(input), dims, keepdim=keepdim)
+        return F.amin(F.abs(x), dims, keepdim=keepdim)
     if p == 0:
-        return F.sum(F.cast(F.ne(input, 0), input.dtype), dims, keepdim=keepdim)
+        # sign(|x|) counts nonzeros and has a zero gradient, as torch (NaN counts as nonzero)
+        return F.sum(F.where(F.isnan(x), 1.0, F.sign(F.abs(x))), dims, keepdim=keepdim)
     if p == 1:
-        return F.sum(F.abs(input), dims, keepdim=keepdim)
+        return F.sum(F.abs(x), dims, keepdim=keepdim)
     if p == 2:
-        return F.sqrt(F.sum(F.mul(input, input), dims, keepdim=keepdim))
-    return F.pow(F.sum(F.pow(F.abs(input), p), dims, keepdim=keepdim), 1.0 / p)
+        return F.sqrt(F.sum(F.mul(x, x), dims, keepdim=keepdim))
+    return F.pow(F.sum(F.pow(F.abs(x), p), dims, keepdim=keepdim), 1.0 / p)

@@ -202,3 +202,61 @@ def test_against_torch():
     (minflow.maximum(xa, 1.0) + xa.abs() + xa ** 2).sum().backward()
     (torch.maximum(ta, torch.tensor(1.0, dtype=torch.float64)) + ta.abs() + ta ** 2).sum().backward()
     np.testing.assert_allclose(xa.grad.numpy(), ta.grad.numpy())
+
+
+_X = minflow.ones(2, 3)
+BAD_INPUTS = {   # name: (call, error type, message naming the function)
+    "broadcast": (lambda: _X + minflow.ones(4), RuntimeError, "add: shapes"),
+    "devices": (lambda: _X * minflow.ones(3, device="meta"), RuntimeError,
+                "mul: expected all tensors to be on the same device"),
+    "operand type": (lambda: _X + "a", TypeError, "add: expected a Tensor or a Python number"),
+    "bool subtraction": (lambda: minflow.tensor([True]) - True, RuntimeError, "sub: Subtraction"),
+    "bool negation": (lambda: -minflow.tensor([True]), RuntimeError, "neg: Negation"),
+    "int ** negative int": (lambda: minflow.tensor([2]) ** -1, RuntimeError,
+                            "pow: Integers to negative integer powers"),
+    "int // 0": (lambda: minflow.tensor([2]) // 0, RuntimeError, "floor_divide: ZeroDivision"),
+    "int % 0": (lambda: minflow.tensor([2]) % minflow.tensor([0]), RuntimeError,
+                "remainder: ZeroDivision"),
+    "int div floor by 0": (lambda: minflow.div(minflow.tensor([2]), 0, rounding_mode="floor"),
+                           RuntimeError, "div: ZeroDivision"),
+    "rounding mode": (lambda: minflow.div(_X, 2, rounding_mode="round"), ValueError,
+                      "div: attr 'rounding_mode' expected one of"),
+    "float alpha on ints": (lambda: minflow.add(minflow.tensor([1]), 1, alpha=0.5), RuntimeError,
+                            "add: For integral input tensors"),
+    "bool alpha on floats": (lambda: minflow.sub(_X, 1, alpha=True), RuntimeError,
+                             "sub: Boolean alpha"),
+    "bitwise on floats": (lambda: _X & 1, TypeError, "bitwise_and: expected bool or integer"),
+    "bitwise_not on floats": (lambda: ~_X, TypeError, "bitwise_not: expected bool or integer"),
+    "where condition dtype": (lambda: minflow.where(_X, _X, 0.0), TypeError,
+                              "where: expected condition with dtype in \\[bool\\]"),
+    "where one branch": (lambda: minflow.where(_X > 0, _X), TypeError, "where: expected both"),
+    "clamp without bounds": (lambda: _X.clamp(), RuntimeError, "clamp: At least one"),
+    "clamp bound shape": (lambda: _X.clamp(minflow.zeros(4)), RuntimeError, "clamp: shapes"),
+    "masked_fill mask shape": (lambda: _X.masked_fill(minflow.ones(2, 1, 3) > 0, 0.0),
+                               RuntimeError, "masked_fill: mask of shape \\[2, 1, 3\\]"),
+    "masked_fill value dims": (lambda: _X.masked_fill(_X > 0, minflow.ones(1)), RuntimeError,
+                               "masked_fill: only supports a 0-dimensional value"),
+    "round int decimals": (lambda: minflow.tensor([5]).round(decimals=-1), TypeError,
+                           "round: decimals=-1 needs a floating input"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_inputs_name_the_function(name):
+    call, error, message = BAD_INPUTS[name]
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_clamp_with_tensor_bounds_and_masked_fill_with_tensor_value_are_differentiable():
+    x = minflow.tensor(sample(anywhere, (2, 3), F64, 7), requires_grad=True)
+    lo = minflow.tensor(sample(anywhere, (3,), F64, 8) - 1, requires_grad=True)
+    hi = minflow.tensor(sample(anywhere, (2, 1), F64, 9) + 1, requires_grad=True)
+    assert gradcheck(lambda a, b, c: minflow.clamp(a, b, c), (x, lo, hi))
+    value = minflow.tensor(0.5, dtype=minflow.float64, requires_grad=True)
+    assert gradcheck(lambda a, v: a.masked_fill(a > 0, v), (x, value))
+
+
+def test_integer_pow_with_negative_tensor_exponents_follows_torch():
+    base = minflow.tensor([0, 1, -1, -1, 2, -3])
+    assert (base ** minflow.tensor([-1, -5, -3, -2, -1, -2])).tolist() == [0, 1, -1, 1, 0, 0]

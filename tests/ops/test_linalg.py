@@ -120,3 +120,52 @@ def test_against_torch():
     a = rng.standard_normal((2, 3, 4))
     np.testing.assert_allclose(minflow.einsum("b...->...b", _t(a)).numpy(),
                                torch.einsum("b...->...b", torch.tensor(a)).numpy())
+
+
+def test_dot_mv_outer():
+    rng = np.random.default_rng(5)
+    a, b, m = rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal((2, 3))
+    np.testing.assert_allclose(minflow.dot(_t(a), _t(b)).item(), a @ b, rtol=1e-12)
+    np.testing.assert_allclose(_t(m).mv(_t(a)).numpy(), m @ a, rtol=1e-12)
+    np.testing.assert_allclose(minflow.outer(_t(a), _t(b[:2])).numpy(), np.outer(a, b[:2]))
+    args = (_t(m, grad=True), _t(a, grad=True))
+    assert gradcheck(minflow.mv, args) and gradcheck(minflow.outer, args[1:] * 2)
+
+
+@pytest.mark.parametrize("equation, shapes", [("ii->i", [(3, 3)]), ("ii", [(3, 3)]),
+                                              ("iji->j", [(2, 3, 2)]),
+                                              ("ij,ij->ij", [(2, 3), (1, 3)])])
+def test_einsum_diagonals_and_size_one_broadcast_are_differentiable(equation, shapes):
+    rng = np.random.default_rng(6)
+    args = tuple(_t(rng.standard_normal(s), grad=True) for s in shapes)
+    expected = np.einsum(equation, *(a.detach().numpy() for a in args))
+    np.testing.assert_allclose(minflow.einsum(equation, *args).detach().numpy(), expected)
+    fn = lambda *xs: minflow.einsum(equation, *xs)      # noqa: E731
+    assert gradcheck(fn, args) and gradgradcheck(fn, args)
+
+
+_M = minflow.ones(2, 3)
+BAD_INPUTS = {   # name: (call, message naming the function); all RuntimeError or ValueError
+    "matmul shapes": (lambda: _M @ _M, "matmul: shapes \\[2, 3\\] and \\[2, 3\\]"),
+    "matmul batch": (lambda: minflow.ones(2, 2, 3) @ minflow.ones(3, 3, 2),
+                     "matmul: shapes .* cannot be broadcast"),
+    "matmul bool": (lambda: (_M > 0) @ (_M.T > 0), "matmul: no kernel .* bool"),
+    "dot dims": (lambda: minflow.dot(_M, _M), "dot: input must be a 1D tensor, got 2D"),
+    "dot sizes": (lambda: minflow.dot(minflow.ones(2), minflow.ones(3)),
+                  "dot: inconsistent tensor size"),
+    "dot dtypes": (lambda: minflow.dot(minflow.ones(2), minflow.ones(2, dtype=minflow.float64)),
+                   "dot: .*float32 != float64"),
+    "mv sizes": (lambda: minflow.mv(_M, minflow.ones(2)), "mv: size mismatch"),
+    "outer dims": (lambda: minflow.outer(_M, minflow.ones(2)), "outer: input must be a 1D"),
+    "einsum output": (lambda: minflow.einsum("ij->k", _M), "einsum: output subscripts 'k'"),
+    "einsum subscript": (lambda: minflow.einsum("i1", _M), "einsum\\(\\): invalid subscript"),
+    "linear weight": (lambda: Fn.linear(_M, minflow.ones(1, 2, 3)),
+                      "linear: weight must be a 2D tensor"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_inputs_name_the_function(name):
+    call, message = BAD_INPUTS[name]
+    with pytest.raises((RuntimeError, ValueError), match=message):
+        call()

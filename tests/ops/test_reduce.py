@@ -22,7 +22,6 @@ def axis(dim):
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_multi_dim_reductions_match_numpy(dim, keepdim):
     x, ax = t(A), axis(dim)
-    kd = keepdim if dim is not None else False
     np.testing.assert_allclose(minflow.sum(x, dim, keepdim).numpy(), A.sum(ax, keepdims=keepdim))
     np.testing.assert_allclose(x.mean(dim, keepdim).numpy(), A.mean(ax, keepdims=keepdim))
     np.testing.assert_allclose(x.amax(() if dim is None else dim, keepdim).numpy(),
@@ -36,7 +35,7 @@ def test_multi_dim_reductions_match_numpy(dim, keepdim):
                                    A.std(ax, ddof=corr, keepdims=keepdim))
     b = A > 0.3
     assert minflow.all(minflow.tensor(b), dim, keepdim).numpy().tolist() == \
-        np.all(b, ax, keepdims=kd).tolist()
+        np.all(b, ax, keepdims=keepdim).tolist()     # keepdim holds for dim=None too
     assert minflow.any(minflow.tensor(b), dim, keepdim).dtype == minflow.bool
     lse = np.log(np.exp(A).sum(ax if dim is not None else None, keepdims=keepdim))
     np.testing.assert_allclose(x.logsumexp(() if dim is None else dim, keepdim).numpy(), lse)
@@ -163,6 +162,41 @@ def test_errors():
         minflow.tensor([1, 2]).var()
     with pytest.raises(IndexError, match="empty|non-zero size"):
         minflow.zeros((0, 3)).max(0)
+
+
+_X = minflow.ones(2, 3)
+BAD_INPUTS = {   # name: (call, error type, message naming the function)
+    "dim type": (lambda: _X.sum(1.5), TypeError, "sum: expected dim to be an int, a tuple"),
+    "repeated dim": (lambda: _X.mean((0, -2)), RuntimeError, "mean: dim 0 appears multiple"),
+    "max dim type": (lambda: _X.max(1.5), TypeError, "max: expected dim to be an int"),
+    "argmax of bool": (lambda: (_X > 0).argmax(), RuntimeError, "argmax: does not support bool"),
+    "argmin of bool": (lambda: (_X > 0).argmin(1), RuntimeError, "argmin: does not support bool"),
+    "max of empty": (lambda: minflow.zeros(0).max(), IndexError, "^max: .*numel"),
+    "amin over an empty dim": (lambda: minflow.zeros(0, 2).amin(0), IndexError, "amin: "),
+    "std of ints": (lambda: minflow.tensor([1]).std(), RuntimeError, "std: std and var only"),
+    "unbiased and correction": (lambda: _X.var(unbiased=True, correction=0), RuntimeError,
+                                "var: pass only one of 'unbiased' and 'correction'"),
+    "norm p": (lambda: _X.norm("nuc"), ValueError, "norm: expected p to be 'fro' or a number"),
+    "norm of ints": (lambda: minflow.tensor([3, 4]).norm(dtype=minflow.float32), RuntimeError,
+                     "norm: expected a floating point input, got int64"),
+    "cumsum without dim": (lambda: minflow.cumsum(_X), TypeError, "cumsum"),
+    "all dim": (lambda: _X.all(2), IndexError, "all: Dimension out of range"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_inputs_name_the_function(name):
+    call, error, message = BAD_INPUTS[name]
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_float16_reductions_accumulate_in_float32():
+    big = minflow.tensor([60000., 60000., -60000., 0.5], dtype=minflow.float16)
+    assert big.mean().dtype is minflow.float16 and big.mean().item() == 15000.0
+    assert big.cumsum(0).tolist() == [60000.0, float("inf"), 60000.0, 60000.0]
+    assert big.std().dtype is minflow.float16 and np.isfinite(big.std().item())
+    assert minflow.tensor([300., 300.], dtype=minflow.float16).norm().item() == 424.25
 
 
 def test_torch_cross_check():

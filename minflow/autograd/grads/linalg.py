@@ -1,5 +1,7 @@
 """Grad functions of matmul and einsum, written with matmul and einsum themselves, so
 backward is differentiable to any order."""
+import string
+
 from ...core.dispatch import apply
 from ...core.namespace import F
 from ...ops.linalg import EINSUM, MATMUL
@@ -44,7 +46,8 @@ class MatmulGrad(GradFunction):
 class EinsumGrad(GradFunction):
     """The grad of operand i is the einsum of grad_out with the other operands into
     operand i's subscripts; subscripts only operand i has are summed over in forward, so
-    their grad is broadcast back (unsqueeze + expand)."""
+    their grad is broadcast back (unsqueeze + expand). A subscript repeated within operand i
+    (a diagonal, "ii->i") is renamed apart and tied back with an identity matrix."""
 
     def capture(self, ctx, inputs, outputs, attrs):
         ctx.equation = attrs["equation"]
@@ -59,10 +62,9 @@ class EinsumGrad(GradFunction):
             if not need:
                 grads.append(None)
                 continue
-            if len(set(term)) != len(term):
-                raise RuntimeError(f"einsum backward: repeated subscripts within one operand "
-                                   f"({term!r} in {ctx.equation!r}) are not differentiable")
+            term, ties = _split_repeats(term, ctx.equation)
             others = [(t, o) for j, (t, o) in enumerate(zip(terms, operands)) if j != i]
+            others += [(tie, _eye(x.shape[term.index(tie[0])], grad_out)) for tie in ties]
             known = set(rhs).union(*(t for t, _ in others))
             kept = "".join(c for c in term if c in known)
             eq = ",".join([rhs] + [t for t, _ in others]) + "->" + kept
@@ -72,3 +74,23 @@ class EinsumGrad(GradFunction):
                 grad = F.expand(grad.reshape(full), tuple(x.shape))
             grads.append(grad)
         return (grads,)
+
+
+def _split_repeats(term, equation):
+    """'iij' -> ('iAj', ['iA']): each repeat of a subscript gets a fresh letter, and a tie
+    (first letter, fresh letter) for the identity matrix that joins them."""
+    fresh = (c for c in string.ascii_letters if c not in equation)
+    seen, letters, ties = set(), [], []
+    for c in term:
+        if c in seen:
+            new = next(fresh)
+            ties.append(c + new)
+            letters.append(new)
+        else:
+            seen.add(c)
+            letters.append(c)
+    return "".join(letters), ties
+
+
+def _eye(n, like):
+    return F.eye(n, dtype=like.dtype, device=like.device)

@@ -1,4 +1,6 @@
 """Kernels of the creation ops."""
+import math
+
 from ...core.dtype import ALL, FLOATS, INTS, NUMERIC
 from ...core.random import generator_for
 from ..registry import register_kernel
@@ -16,7 +18,12 @@ def empty(xp, shape, dtype, device):
 
 @register_kernel("arange", ("cpu", "cuda"), NUMERIC)
 def arange(xp, start, end, step, dtype, device):
-    return xp.arange(start, end, step, dtype=dtype.np)
+    # as torch: the length from doubles, values start + i * step in float64 (numpy's own
+    # float32 arange accumulates rounding error) or in int64 with truncated start and step
+    n = max(0, math.ceil((end - start) / step))
+    if dtype.is_floating_point:
+        return (start + xp.arange(n, dtype=xp.float64) * step).astype(dtype.np)
+    return (int(start) + xp.arange(n, dtype=xp.int64) * int(step)).astype(dtype.np)
 
 
 @register_kernel("linspace", ("cpu", "cuda"), NUMERIC)

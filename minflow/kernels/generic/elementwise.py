@@ -7,13 +7,26 @@ from ..registry import register_array_function, register_kernel
 
 SIGNED = NUMERIC
 
-for _op, _fn in (("neg", "negative"), ("abs", "absolute"), ("sign", "sign"),
-                 ("square", "square")):
+for _op, _fn in (("neg", "negative"), ("abs", "absolute"), ("square", "square")):
     register_array_function(_op, _fn, SIGNED)
+register_array_function("sign", "sign", INTS)
+register_array_function("sign", "copy", (bool_,))
+
+
+@register_kernel("sign", ("cpu", "cuda"), FLOATS)
+def sign(xp, x):
+    # NOTE: numpy's sign(nan) is nan; torch's is 0
+    return xp.nan_to_num(xp.sign(x), copy=False)
+
+
 for _op in ("floor", "ceil"):
     register_array_function(_op, _op, FLOATS)
     register_kernel(_op, ("cpu", "cuda"), INTS)(lambda xp, x: x.copy())
-register_kernel("round", ("cpu", "cuda"), NUMERIC)(lambda xp, x: xp.round(x))
+
+
+@register_kernel("round", ("cpu", "cuda"), NUMERIC)
+def round_(xp, x, decimals):
+    return xp.round(x, decimals) if decimals else xp.round(x)
 for _op, _fn in (("exp", "exp"), ("expm1", "expm1"), ("log", "log"), ("log1p", "log1p"),
                  ("sqrt", "sqrt"), ("reciprocal", "reciprocal"), ("sin", "sin"),
                  ("cos", "cos"), ("tanh", "tanh")):
@@ -39,8 +52,26 @@ for _op, _fn in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
     register_array_function(_op, _fn, NUMERIC)
 register_array_function("add", "logical_or", (bool_,))
 register_array_function("mul", "logical_and", (bool_,))
-register_array_function("remainder", "remainder", NUMERIC)
-register_array_function("floor_divide", "floor_divide", NUMERIC)
+register_array_function("remainder", "remainder", FLOATS)
+register_array_function("floor_divide", "floor_divide", FLOATS)
+
+
+def _check_divisor(xp, other, name):
+    """Integer division by zero is an error, as in torch (numpy would return 0)."""
+    if not xp.all(xp.asarray(other) != 0):
+        raise RuntimeError(f"{name}: ZeroDivisionError (integer division by zero)")
+
+
+@register_kernel("remainder", ("cpu", "cuda"), INTS)
+def remainder_int(xp, input, other):
+    _check_divisor(xp, other, "remainder")
+    return xp.remainder(input, other)
+
+
+@register_kernel("floor_divide", ("cpu", "cuda"), INTS)
+def floor_divide_int(xp, input, other):
+    _check_divisor(xp, other, "floor_divide")
+    return xp.floor_divide(input, other)
 register_array_function("maximum", "logical_or", (bool_,))
 register_array_function("minimum", "logical_and", (bool_,))
 
@@ -49,15 +80,32 @@ register_array_function("minimum", "logical_and", (bool_,))
 def pow_(xp, input, exponent):
     if input.__class__ is not xp.ndarray:      # scalar ** tensor
         input = xp.asarray(input, dtype=exponent.dtype)
-    if input.dtype.kind == "i" and xp.any(xp.asarray(exponent) < 0):
-        raise ValueError("Integers to negative integer powers are not allowed.")
-    return xp.power(input, exponent)
+    if input.dtype.kind != "i":
+        return xp.power(input, exponent)
+    negative = xp.asarray(exponent) < 0
+    if not xp.any(negative):
+        return xp.power(input, exponent)
+    # torch's integer rule for negative exponents: 1 -> 1, -1 -> +-1, anything else -> 0
+    out = xp.power(input, xp.where(negative, 0, exponent))
+    odd = xp.remainder(exponent, 2) != 0
+    inverse = xp.where(input == 1, 1, xp.where(input == -1, xp.where(odd, -1, 1), 0))
+    return xp.where(negative, inverse, out).astype(out.dtype)
+
+
+@register_kernel("pow", ("cpu", "cuda"), (bool_,))
+def pow_bool(xp, input, exponent):
+    # as torch: only a bool tensor to a Python bool power (x ** y for x, y in {0, 1})
+    if not isinstance(input, xp.ndarray) or isinstance(exponent, xp.ndarray):
+        raise TypeError("pow: bool tensors only take a Python bool exponent")
+    return xp.logical_or(input, not exponent)
 
 
 @register_kernel("div", ("cpu", "cuda"), NUMERIC)
 def div(xp, input, other, rounding_mode):
     if rounding_mode is None:
         return xp.true_divide(input, other)
+    if xp.asarray(input).dtype.kind == "i":
+        _check_divisor(xp, other, "div")
     if rounding_mode == "floor":
         return xp.floor_divide(input, other)
     if xp.asarray(input).dtype.kind == "f":
@@ -80,6 +128,8 @@ register_kernel("isnan", ("cpu", "cuda"), INTS + (bool_,))(lambda xp, x: xp.zero
 register_kernel("isinf", ("cpu", "cuda"), INTS + (bool_,))(lambda xp, x: xp.zeros(x.shape, bool))
 register_kernel("isfinite", ("cpu", "cuda"), INTS + (bool_,))(lambda xp, x: xp.ones(x.shape, bool))
 register_array_function("bitwise_not", "invert", INTS + (bool_,))
+for _op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    register_array_function(_op, _op, INTS + (bool_,))
 
 
 @register_kernel("where", ("cpu", "cuda"), ALL)

@@ -3,19 +3,22 @@ from ...core.dtype import ALL, FLOATS, NUMERIC
 from ..registry import register_kernel
 
 
-def _np_dtype(dtype):
-    return None if dtype is None else dtype.np
+def _accumulate(xp, x, dtype):
+    """The dtype to sum in: ``dtype`` if given, else int64 for ints and bools; float16 sums
+    in float32 (the dispatcher casts the result back), as torch does."""
+    out = dtype.np if dtype is not None else (x.dtype if x.dtype.kind == "f" else xp.int64)
+    return xp.float32 if out == xp.float16 else out
 
 
 @register_kernel("sum", ("cpu", "cuda"), ALL)
 def sum_(xp, x, dim, keepdim, dtype):
-    return xp.sum(x, axis=dim, keepdims=keepdim, dtype=_np_dtype(dtype))
+    return xp.sum(x, axis=dim, keepdims=keepdim, dtype=_accumulate(xp, x, dtype))
 
 
 @register_kernel("prod", ("cpu", "cuda"), ALL)
 def prod(xp, x, dim, keepdim, dtype):
     # ints and bools multiply in int64, as torch
-    out_dtype = _np_dtype(dtype) or (x.dtype if x.dtype.kind == "f" else xp.int64)
+    out_dtype = dtype.np if dtype is not None else (x.dtype if x.dtype.kind == "f" else xp.int64)
     return xp.prod(x, axis=dim, keepdims=keepdim, dtype=out_dtype)
 
 
@@ -81,7 +84,6 @@ def min_dim(xp, x, dim, keepdim):
 
 @register_kernel("cumsum", ("cpu", "cuda"), ALL)
 def cumsum(xp, x, dim, dtype):
-    out_dtype = _np_dtype(dtype) or (x.dtype if x.dtype.kind == "f" else xp.int64)
     if x.ndim == 0:
-        return x.astype(out_dtype)
-    return xp.cumsum(x, axis=dim, dtype=out_dtype)
+        return x.copy()
+    return xp.cumsum(x, axis=dim, dtype=_accumulate(xp, x, dtype))
