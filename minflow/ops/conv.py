@@ -1,2 +1,474 @@
-"""Convolution and pooling ops: conv2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d."""
-__all__ = []
+"""Convolution and pooling, with PyTorch's signatures (minflow.nn.functional takes
+``__all__``).
+
+Ops work on batched NCHW input; the public functions turn int-or-pair arguments into
+pairs and add (then drop) the batch dim of unbatched (C, H, W) input.
+  conv2d(input, weight, bias?)       grads: conv2d_grad_input (a transposed conv) and
+                                     conv2d_grad_weight; both bilinear, so each one's grad
+                                     is conv2d or the other
+  max_pool2d -> (out, indices)       grad: max_pool2d_grad (scatter to indices), whose
+                                     grad is max_pool2d_gather (and back)
+  avg_pool2d, adaptive_avg_pool2d    linear: each grad op is the adjoint, and the pair
+                                     are each other's grad
+Kernels: kernels/generic/conv.py (im2col by strided views, one matmul per group);
+grad functions: autograd/grads/conv.py. conv1d is conv2d over a height of 1.
+"""
+from ..core import dtype as dtypes
+from ..core.dispatch import apply
+from ..core.functional import public
+from ..core.namespace import F
+from ..core.tensor import Tensor
+from . import infer
+from .registry import Attr, Input, define_op
+
+__all__ = ["conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
+
+OPAQUE = ("opaque", "no_side_effect")
+
+
+# ---- output sizes (pure integer arithmetic, shared with the kernels) ---------------------
+
+def conv_output_size(size, kernel, stride, pad_begin, pad_end, dilation):
+    """floor((size + pads - dilation * (kernel - 1) - 1) / stride) + 1."""
+    return (size + pad_begin + pad_end - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def pool_output_size(size, kernel, stride, pad, dilation, ceil_mode):
+    """As torch's pooling_output_shape: with ceil_mode the last window may hang over the
+    end, but must start inside the input or its left padding."""
+    span = size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = span // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def _check_4d(x, what="input"):
+    if x.ndim != 4:
+        raise RuntimeError(f"expected {what} to be 4D (N, C, H, W), got {x.ndim}D with "
+                           f"shape {list(x.shape)}")
+
+
+def _check_same_dtype(x, other, name):
+    if other is not None and other.dtype is not x.dtype:
+        raise RuntimeError(f"expected input and {name} to have the same dtype, but got "
+                           f"input {x.dtype.name} and {name} {other.dtype.name}")
+
+
+# ---- conv2d ----------------------------------------------------------------------------
+
+def _check_conv_attrs(stride, padding, dilation, groups):
+    if len(stride) != 2 or len(padding) != 4 or len(dilation) != 2:
+        raise RuntimeError(f"expected stride and dilation of 2 ints and padding of 4 "
+                           f"(top, bottom, left, right), got stride={list(stride)}, "
+                           f"padding={list(padding)}, dilation={list(dilation)}")
+    if min(stride) <= 0:
+        raise RuntimeError(f"non-positive stride is not supported, got stride={list(stride)}")
+    if min(padding) < 0:
+        raise RuntimeError(f"negative padding is not supported, got padding={list(padding)}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    if groups <= 0:
+        raise RuntimeError(f"non-positive groups is not supported, got groups={groups}")
+
+
+def _conv_out_hw(hw, kernel, stride, padding, dilation):
+    """Output (OH, OW); raises when the dilated kernel is larger than the padded input."""
+    padded = (hw[0] + padding[0] + padding[1], hw[1] + padding[2] + padding[3])
+    span = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    if span[0] > padded[0] or span[1] > padded[1]:
+        raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x "
+                           f"{padded[1]}). Kernel size: ({span[0]} x {span[1]}). Kernel size "
+                           f"can't be greater than actual input size")
+    return tuple(conv_output_size(hw[i], kernel[i], stride[i], padding[2 * i],
+                                  padding[2 * i + 1], dilation[i]) for i in (0, 1))
+
+
+def _conv_infer(input, weight, bias, stride, padding, dilation, groups):
+    _check_conv_attrs(stride, padding, dilation, groups)
+    infer.check_dtype(input, dtypes.FLOATS)
+    _check_same_dtype(input, weight, "weight")
+    _check_same_dtype(input, bias, "bias")
+    _check_4d(input)
+    _check_4d(weight, "weight (out_channels, in_channels / groups, kH, kW)")
+    n, c, h, w = input.shape
+    o, cg = weight.shape[:2]
+    if o % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                           f"{groups} at dimension 0, but got weight of size "
+                           f"{list(weight.shape)} instead")
+    if c != cg * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, "
+                           f"expected input{list(input.shape)} to have {cg * groups} "
+                           f"channels, but got {c} channels instead")
+    if bias is not None and tuple(bias.shape) != (o,):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {o} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+    oh, ow = _conv_out_hw((h, w), weight.shape[2:], stride, padding, dilation)
+    return (n, o, oh, ow), input.dtype
+
+
+_CONV_ATTRS = [Attr("stride", "ints"), Attr("padding", "ints"), Attr("dilation", "ints"),
+               Attr("groups", "int")]
+
+CONV2D = define_op(
+    "conv2d", ["input", "weight", Input("bias", optional=True)], infer=_conv_infer,
+    attrs=_CONV_ATTRS, traits=OPAQUE,
+    doc="2-D cross-correlation of NCHW input with (O, C/groups, kH, kW) weight, plus bias; "
+        "padding is (top, bottom, left, right).")
+
+
+def _grad_input_infer(grad_out, weight, input_size, stride, padding, dilation, groups):
+    _check_conv_attrs(stride, padding, dilation, groups)
+    _check_same_dtype(grad_out, weight, "weight")
+    size = (grad_out.shape[0], weight.shape[1] * groups) + tuple(input_size)
+    _check_grad_out(grad_out, size[:1] + (weight.shape[0],) + _conv_out_hw(
+        input_size, weight.shape[2:], stride, padding, dilation))
+    return size, grad_out.dtype
+
+
+def _grad_weight_infer(grad_out, input, kernel_size, stride, padding, dilation, groups):
+    _check_conv_attrs(stride, padding, dilation, groups)
+    _check_same_dtype(grad_out, input, "input")
+    n, c, h, w = input.shape
+    _check_grad_out(grad_out, (n, grad_out.shape[1]) + _conv_out_hw(
+        (h, w), kernel_size, stride, padding, dilation))
+    return (grad_out.shape[1], c // groups) + tuple(kernel_size), grad_out.dtype
+
+
+def _check_grad_out(grad_out, expected):
+    if tuple(grad_out.shape) != tuple(expected):
+        raise RuntimeError(f"expected grad_out of shape {list(expected)}, got "
+                           f"{list(grad_out.shape)}")
+
+
+CONV2D_GRAD_INPUT = define_op(
+    "conv2d_grad_input", ["grad_out", "weight"], infer=_grad_input_infer,
+    attrs=[Attr("input_size", "ints")] + _CONV_ATTRS, traits=OPAQUE,
+    doc="The input gradient of conv2d (a transposed convolution): linear in grad_out and "
+        "in weight; input_size is the forward input's (H, W).")
+CONV2D_GRAD_WEIGHT = define_op(
+    "conv2d_grad_weight", ["grad_out", "input"], infer=_grad_weight_infer,
+    attrs=[Attr("kernel_size", "ints")] + _CONV_ATTRS, traits=OPAQUE,
+    doc="The weight gradient of conv2d: sum over batch and positions of grad_out times "
+        "the input windows; kernel_size is the weight's (kH, kW).")
+
+
+def _pair(fn, name, value, size=2):
+    """An int or a sequence of ``size`` ints as a tuple, with torch's error otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,) * size
+    if isinstance(value, (tuple, list)) and len(value) in (1, size) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return tuple(value) * (size // len(value))
+    raise RuntimeError(f"{fn}: expected {name} to be a single integer value or a list of "
+                       f"{size} values to match the convolution dimensions, but got "
+                       f"{name}={value!r}")
+
+
+def _conv_padding(fn, padding, weight, stride, dilation, dims):
+    """Public padding (int, pair or 'valid'/'same') as per-dim (begin, end) pairs."""
+    if not isinstance(padding, str):
+        return tuple(p for p in _pair(fn, "padding", padding, dims) for _ in (0, 1))
+    if padding == "valid":
+        return (0,) * 2 * dims
+    if padding != "same":
+        raise RuntimeError(f"{fn}: Invalid padding string: {padding!r}; expected 'valid', "
+                           f"'same', an int or a list of {dims} ints")
+    if any(s != 1 for s in stride):
+        raise RuntimeError(f"{fn}: padding='same' is not supported for strided "
+                           f"convolutions, got stride={list(stride)}")
+    pads = []
+    for k, d in zip(weight.shape[2:], dilation):
+        total = d * (k - 1)     # torch puts the odd one at the end
+        pads += [total // 2, total - total // 2]
+    return tuple(pads)
+
+
+def _batched(fn, input, ndim, expected=None):
+    """(input with a batch dim, whether it was added); torch's error for other ndims."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' must be Tensor, not "
+                        f"{type(input).__name__}")
+    if input.ndim == ndim:
+        return input, False
+    if input.ndim == ndim - 1:
+        return F.unsqueeze(input, 0), True
+    expected = expected or f"Expected {ndim - 1}D (unbatched) or {ndim}D (batched) input"
+    raise RuntimeError(f"{fn}: {expected}, but got input of size: {list(input.shape)}")
+
+
+def _unbatched(out, squeeze):
+    return F.reshape(out, tuple(out.shape)[1:]) if squeeze else out
+
+
+@public
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+
+    2-D cross-correlation over (N, C, H, W) or unbatched (C, H, W) input:
+    out[n, o, y, x] = bias[o] + sum_{c, i, j} weight[o, c, i, j]
+                      * input_padded[n, g * C/groups + c, y * sH + i * dH, x * sW + j * dW],
+    g = o // (O / groups). padding: int, pair, 'valid' (none) or 'same' (stride 1 only).
+
+    >>> x, w = minflow.ones(1, 1, 4, 4), minflow.ones(2, 1, 3, 3)
+    >>> minflow.nn.functional.conv2d(x, w, padding=1).shape
+    minflow.Size([1, 2, 4, 4])
+    """
+    input, squeeze = _batched("conv2d", input, 4)
+    stride = _pair("conv2d", "stride", stride)
+    dilation = _pair("conv2d", "dilation", dilation)
+    if not isinstance(weight, Tensor) or weight.ndim != 4:
+        raise RuntimeError(f"conv2d: expected weight to be 4D (out_channels, in_channels / "
+                           f"groups, kH, kW), got {getattr(weight, 'shape', weight)!r}")
+    pads = _conv_padding("conv2d", padding, weight, stride, dilation, 2)
+    out = apply(CONV2D, (input, weight, bias), {"stride": stride, "padding": pads,
+                                                "dilation": dilation, "groups": groups})
+    return _unbatched(out, squeeze)
+
+
+@public
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+
+    1-D cross-correlation over (N, C, L) or unbatched (C, L) input with (O, C/groups, K)
+    weight: conv2d over a height of 1.
+
+    >>> minflow.nn.functional.conv1d(minflow.ones(1, 2, 5), minflow.ones(3, 2, 3)).shape
+    minflow.Size([1, 3, 3])
+    """
+    input, squeeze = _batched("conv1d", input, 3)
+    if not isinstance(weight, Tensor) or weight.ndim != 3:
+        raise RuntimeError(f"conv1d: expected weight to be 3D (out_channels, in_channels / "
+                           f"groups, kL), got {getattr(weight, 'shape', weight)!r}")
+    (s,), (d,) = _pair("conv1d", "stride", stride, 1), _pair("conv1d", "dilation", dilation, 1)
+    pads = _conv_padding("conv1d", padding, weight, (s,), (d,), 1)
+    out = apply(CONV2D, (F.unsqueeze(input, 2), F.unsqueeze(weight, 2), bias),
+                {"stride": (1, s), "padding": (0, 0) + pads, "dilation": (1, d),
+                 "groups": groups})
+    return _unbatched(F.reshape(out, tuple(out.shape[:2]) + tuple(out.shape[3:])), squeeze)
+
+
+# ---- pooling ---------------------------------------------------------------------------
+
+def _check_pool_attrs(kernel_size, stride, padding, dilation):
+    if any(len(a) != 2 for a in (kernel_size, stride, padding, dilation)):
+        raise RuntimeError(f"expected kernel_size, stride, padding and dilation of 2 ints "
+                           f"each, got {list(kernel_size)}, {list(stride)}, {list(padding)}, "
+                           f"{list(dilation)}")
+    (kh, kw), (sh, sw), (dh, dw) = kernel_size, stride, dilation
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} "
+                           f"kW: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
+                           f"dilationW: {dw}")
+    for k, p, d in zip(kernel_size, padding, dilation):
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > ((k - 1) * d + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but "
+                               f"got pad={p}, kernel_size={k} and dilation={d}")
+
+
+def _pool_infer_shape(input, kernel_size, stride, padding, dilation, ceil_mode):
+    infer.check_dtype(input, dtypes.FLOATS)
+    if input.ndim != 4 or 0 in tuple(input.shape)[1:]:
+        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, "
+                           f"got shape {list(input.shape)}")
+    _check_pool_attrs(kernel_size, stride, padding, dilation)
+    n, c, h, w = input.shape
+    oh, ow = (pool_output_size(s, kernel_size[i], stride[i], padding[i], dilation[i],
+                               ceil_mode) for i, s in enumerate((h, w)))
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+                           f"({c}x{oh}x{ow}). Output size is too small")
+    return n, c, oh, ow
+
+
+def _max_pool_infer(input, kernel_size, stride, padding, dilation, ceil_mode):
+    shape = _pool_infer_shape(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return [(shape, input.dtype), (shape, dtypes.int64)]
+
+
+def _pool_grad_infer(grad_out, indices=None, *, input_size, **attrs):
+    if indices is not None and (indices.dtype is not dtypes.int64
+                                or tuple(indices.shape) != tuple(grad_out.shape)):
+        raise RuntimeError(f"expected int64 indices of shape {list(grad_out.shape)}, got "
+                           f"{indices.dtype.name} of shape {list(indices.shape)}")
+    return tuple(grad_out.shape)[:2] + tuple(input_size), grad_out.dtype
+
+
+def _gather_infer(input, indices, **attrs):
+    if tuple(input.shape)[:2] != tuple(indices.shape)[:2] or indices.dtype is not dtypes.int64:
+        raise RuntimeError(f"expected int64 indices of shape [{input.shape[0]}, "
+                           f"{input.shape[1]}, ...], got {indices.dtype.name} of shape "
+                           f"{list(indices.shape)}")
+    return tuple(indices.shape), input.dtype
+
+
+_WINDOW = [Attr("kernel_size", "ints"), Attr("stride", "ints"), Attr("padding", "ints"),
+           Attr("dilation", "ints")]
+
+MAX_POOL2D = define_op(
+    "max_pool2d", ["input"], outputs=("out", "indices"), infer=_max_pool_infer,
+    attrs=_WINDOW + [Attr("ceil_mode", "bool", False)], traits=OPAQUE,
+    doc="Max over each window (padding counts as -inf); indices are flat (h * W + w) "
+        "positions in the input plane, as torch.")
+MAX_POOL2D_GRAD = define_op(
+    "max_pool2d_grad", ["grad_out", "indices"], infer=_pool_grad_infer,
+    attrs=[Attr("input_size", "ints")] + _WINDOW, traits=OPAQUE,
+    doc="Scatter-add of grad_out to the input positions in indices (max_pool2d's "
+        "windows); input_size is the input's (H, W).")
+MAX_POOL2D_GATHER = define_op(
+    "max_pool2d_gather", ["input", "indices"], infer=_gather_infer,
+    attrs=[Attr("input_size", "ints")] + _WINDOW, traits=OPAQUE,
+    doc="input[n, c, indices[n, c, y, x]] per output position: the adjoint of "
+        "max_pool2d_grad (the window attrs are its grad's).")
+
+
+def _avg_pool_infer(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                    divisor_override):
+    if divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    shape = _pool_infer_shape(input, kernel_size, stride, padding, (1, 1), ceil_mode)
+    return shape, input.dtype
+
+
+_AVG = [Attr("kernel_size", "ints"), Attr("stride", "ints"), Attr("padding", "ints"),
+        Attr("ceil_mode", "bool", False), Attr("count_include_pad", "bool", True),
+        Attr("divisor_override", "int", None, optional=True)]
+
+AVG_POOL2D = define_op(
+    "avg_pool2d", ["input"], infer=_avg_pool_infer, attrs=_AVG, traits=OPAQUE,
+    doc="Mean over each window: sum / divisor_override, or / the window's size within the "
+        "padded input (count_include_pad) or within the input.")
+AVG_POOL2D_GRAD = define_op(
+    "avg_pool2d_grad", ["grad_out"], infer=_pool_grad_infer,
+    attrs=[Attr("input_size", "ints")] + _AVG, traits=OPAQUE,
+    doc="The adjoint of avg_pool2d: grad_out / divisor spread over each window.")
+
+
+def _adaptive_infer(input, output_size):
+    if input.ndim != 4:
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    infer.check_dtype(input, dtypes.FLOATS)
+    for d in (1, 2, 3):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size "
+                               f"for non-batch dimensions, but input has sizes "
+                               f"{list(input.shape)} with dimension {d} being empty")
+    if len(output_size) != 2 or min(output_size) < 0:
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater "
+                           f"than or equal to 0 but received {list(output_size)}")
+    return tuple(input.shape)[:2] + tuple(output_size), input.dtype
+
+
+ADAPTIVE_AVG_POOL2D = define_op(
+    "adaptive_avg_pool2d", ["input"], infer=_adaptive_infer,
+    attrs=[Attr("output_size", "ints")], traits=OPAQUE,
+    doc="Mean over window i of each dim: [floor(i * H / out), ceil((i + 1) * H / out)).")
+ADAPTIVE_AVG_POOL2D_GRAD = define_op(
+    "adaptive_avg_pool2d_grad", ["grad_out"], infer=_pool_grad_infer,
+    attrs=[Attr("input_size", "ints")], traits=OPAQUE,
+    doc="The adjoint of adaptive_avg_pool2d: each grad spread evenly over its window.")
+
+
+def _pool_pair(fn, name, value, omit=False):
+    """kernel_size/stride/padding/dilation as a pair; stride None or [] means kernel_size."""
+    if omit and (value is None or (isinstance(value, (tuple, list)) and not value)):
+        return None
+    try:
+        return _pair(fn, name, value)
+    except RuntimeError:
+        how = "either be omitted, a single int," if omit else "either be a single int,"
+        raise RuntimeError(f"{fn}: {name} must {how} or a tuple of two ints, got "
+                           f"{value!r}") from None
+
+
+def _window_attrs(fn, kernel_size, stride, padding, dilation=1):
+    kernel_size = _pool_pair(fn, "kernel_size", kernel_size)
+    return {"kernel_size": kernel_size,
+            "stride": _pool_pair(fn, "stride", stride, omit=True) or kernel_size,
+            "padding": _pool_pair(fn, "padding", padding),
+            "dilation": _pool_pair(fn, "dilation", dilation)}
+
+
+_POOL_NDIM = "non-empty 3D or 4D (batch mode) tensor expected for input"
+
+
+@public
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+    return_indices=False) -> Tensor, or (Tensor, indices)
+
+    out[n, c, y, x] = max over i < kH, j < kW of input_padded[n, c, y*sH + i*dH,
+    x*sW + j*dW], padding as -inf; stride defaults to kernel_size. indices (int64) are flat
+    positions h * W + w in each input plane. ceil_mode keeps a last partial window.
+
+    >>> x = minflow.arange(16.0).reshape(1, 1, 4, 4)
+    >>> minflow.nn.functional.max_pool2d(x, 2).tolist()
+    [[[[5.0, 7.0], [13.0, 15.0]]]]
+    """
+    input, squeeze = _batched("max_pool2d", input, 4, _POOL_NDIM)
+    attrs = _window_attrs("max_pool2d", kernel_size, stride, padding, dilation)
+    attrs["ceil_mode"] = ceil_mode
+    out, indices = apply(MAX_POOL2D, (input,), attrs)
+    if return_indices:
+        return _unbatched(out, squeeze), _unbatched(indices, squeeze)
+    return _unbatched(out, squeeze)
+
+
+@public
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=None) -> Tensor
+
+    out[n, c, y, x] = sum of the window of input_padded (zeros) at (y*sH, x*sW) / divisor:
+    divisor_override if given, else the window's size clipped to the padded input
+    (count_include_pad) or to the input itself.
+
+    >>> x = minflow.arange(16.0).reshape(1, 1, 4, 4)
+    >>> minflow.nn.functional.avg_pool2d(x, 2).tolist()
+    [[[[2.5, 4.5], [10.5, 12.5]]]]
+    """
+    input, squeeze = _batched("avg_pool2d", input, 4, _POOL_NDIM)
+    attrs = _window_attrs("avg_pool2d", kernel_size, stride, padding)
+    del attrs["dilation"]
+    attrs.update(ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                 divisor_override=divisor_override)
+    return _unbatched(apply(AVG_POOL2D, (input,), attrs), squeeze)
+
+
+@public
+def adaptive_avg_pool2d(input, output_size):
+    """adaptive_avg_pool2d(input, output_size) -> Tensor
+
+    Mean over windows that tile each dim into output_size (an int, or a pair whose None
+    entries keep the input's size): window i of a dim of size H spans
+    [floor(i * H / out), ceil((i + 1) * H / out)).
+
+    >>> x = minflow.arange(16.0).reshape(1, 1, 4, 4)
+    >>> minflow.nn.functional.adaptive_avg_pool2d(x, 1).tolist()
+    [[[[7.5]]]]
+    """
+    input, squeeze = _batched("adaptive_avg_pool2d", input, 4,
+                              "adaptive_avg_pool2d(): Expected 3D or 4D tensor")
+    if 0 in tuple(input.shape)[1:]:     # torch numbers the dims of the input as given
+        dim = tuple(input.shape).index(0, 1) - squeeze
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                           f"non-batch dimensions, but input has sizes "
+                           f"{list(input.shape)[squeeze:]} with dimension {dim} being empty")
+    size = (output_size,) * 2 if not isinstance(output_size, (tuple, list)) else output_size
+    if len(size) != 2 or not all(s is None or (isinstance(s, int) and not isinstance(s, bool))
+                                 for s in size):
+        raise TypeError(f"adaptive_avg_pool2d: expected output_size to be an int or a pair "
+                        f"of ints or None, got {output_size!r}")
+    size = tuple(input.shape[2 + i] if s is None else s for i, s in enumerate(size))
+    return _unbatched(apply(ADAPTIVE_AVG_POOL2D, (input,), {"output_size": size}), squeeze)
