@@ -1,9 +1,12 @@
-"""The backward engine: walks the tape from the roots in dependency order.
+"""The backward engine: walks the tape from the roots, each node after all its consumers.
 
-Each node runs once every node that feeds it gradients has run (Kahn's algorithm over
-the edges reachable from the roots). Gradients arriving at one output are summed; leaf
-nodes accumulate into ``.grad``; ``autograd.grad`` captures gradients instead.
+Nodes run in decreasing sequence number (a node is always made after the nodes of its
+inputs), so a node runs once every node that feeds it gradients has run. Gradients
+arriving at one output are summed; leaf nodes accumulate into ``.grad``;
+``autograd.grad`` captures gradients instead.
 """
+from heapq import heappop, heappush
+
 from ..core.device import to_numpy
 from ..core.namespace import F
 from ..core.grad_mode import set_grad_enabled
@@ -50,57 +53,51 @@ def _node_of(t):
     return t.grad_fn if t.grad_fn is not None else grad_accumulator(t)
 
 
-def _dependencies(roots):
-    deps, seen, stack = {}, set(), [node for node, _, _ in roots]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        for edge in node.next_edges:
-            if edge is not None:
-                deps[id(edge[0])] = deps.get(id(edge[0]), 0) + 1
-                stack.append(edge[0])
-    return deps
-
-
-def _accumulate(buffers, node, nr, g):
-    buf = buffers.get(id(node))
-    if buf is None:
-        buf = buffers[id(node)] = (node, [None] * len(node.out_meta))
-    slots = buf[1]
-    slots[nr] = g if slots[nr] is None else slots[nr] + g
-
-
 def _run(roots, retain_graph, create_graph, captures=None):
     """Execute the graph. With ``captures`` ({(id(node), nr): [grad]}), fill those slots
-    and leave ``.grad`` alone, as ``autograd.grad`` does."""
-    deps = _dependencies(roots)
-    buffers = {}
+    and leave ``.grad`` alone, as ``autograd.grad`` does.
+
+    ``pending`` maps each node due to run to its gradient slots, one per output;
+    ``ready`` is a heap of (-sequence number, node), so the newest node runs first.
+    """
+    pending, ready = {}, []
     for node, nr, g in roots:
-        _accumulate(buffers, node, nr, g)
-    ready = [node for node, _, _ in roots if deps.get(id(node), 0) == 0]
+        _accumulate(pending, ready, node, nr, g)
     with set_grad_enabled(create_graph):
         while ready:
-            node = ready.pop()
-            _, grads = buffers.pop(id(node))
-            if any(g is not None for g in grads):
-                _pre_hooks(node, grads, captures, create_graph)
-                if isinstance(node, AccumulateGrad):
+            node = heappop(ready)[1]
+            grads = pending.pop(node)
+            if grads[0] is None and _all_none(grads):
+                # nothing flows through: still visit (and release) what lies below
+                grads_in = (None,) * len(node.next_edges)
+            else:
+                if node.hooks or node.retained or captures is not None:
+                    _pre_hooks(node, grads, captures, create_graph)
+                if node.__class__ is AccumulateGrad:
                     if captures is None:
                         _accumulate_leaf(node.leaf_ref(), grads[0], create_graph)
-                else:
-                    _route(node, _apply(node, grads), buffers)
-            if not retain_graph and not isinstance(node, AccumulateGrad):
+                    continue
+                grads_in = _apply(node, grads)
+            _route(node, grads_in, pending, ready)
+            if not retain_graph:
                 node.release()
-            for edge in node.next_edges:
-                if edge is not None:
-                    child = edge[0]
-                    deps[id(child)] -= 1
-                    if deps[id(child)] == 0:
-                        if id(child) not in buffers:
-                            buffers[id(child)] = (child, [None] * len(child.out_meta))
-                        ready.append(child)
+
+
+def _all_none(grads):
+    # NOTE: not `grads.count(None)`: that compares with ==, which is elementwise on tensors
+    for g in grads:
+        if g is not None:
+            return False
+    return True
+
+
+def _accumulate(pending, ready, node, nr, g):
+    """Add ``g`` to slot ``nr`` of ``node``, marking the node due to run."""
+    slots = pending.get(node)
+    if slots is None:
+        slots = pending[node] = [None] * len(node.out_meta)
+        heappush(ready, (-node.seq, node))
+    slots[nr] = g if slots[nr] is None else slots[nr] + g
 
 
 def _pre_hooks(node, grads, captures, create_graph):
@@ -124,36 +121,51 @@ def _pre_hooks(node, grads, captures, create_graph):
 
 
 def _apply(node, grads):
-    if any(g is None for g in grads):
+    """Run the node's grad function: its input grads, one per edge."""
+    if len(grads) == 1:
+        result = node.fn.apply(node.ctx, grads[0])
+    else:
         for nr, (shape, dtype, device) in enumerate(node.out_meta):
             if grads[nr] is None and dtype.is_floating_point:
                 grads[nr] = F.zeros(shape, dtype=dtype, device=device)
-    flat = []
-    for g in node.apply(grads):
-        if isinstance(g, list):
-            flat.extend(g)
-        else:
-            flat.append(g)
-    if len(flat) != len(node.next_edges):
-        raise RuntimeError(f"{node.name()}: apply returned {len(flat)} gradients, expected "
+        result = node.fn.apply(node.ctx, *grads)
+    if result.__class__ is not tuple:
+        result = (result,)
+    if list in map(type, result):           # a variadic input's grads come as a list
+        result = [g for item in result for g in (item if type(item) is list else (item,))]
+    if len(result) != len(node.next_edges):
+        raise RuntimeError(f"{node.name()}: apply returned {len(result)} gradients, expected "
                            f"{len(node.next_edges)} (one per input)")
     if _anomaly[0]:
-        _check_finite(node, flat)
-    return flat
+        _check_finite(node, result)
+    return result
 
 
-def _route(node, grads_in, buffers):
-    for i, (edge, g) in enumerate(zip(node.next_edges, grads_in)):
-        if edge is None or g is None:
+def _route(node, grads_in, pending, ready):
+    """Send each input grad along its edge, checked against the producer's output.
+
+    A None grad still marks the producer due to run, so that it is visited and released.
+    """
+    for i, edge in enumerate(node.next_edges):
+        if edge is None:
             continue
         child, nr = edge
-        shape, dtype, _ = child.out_meta[nr]
-        if g._data.shape != shape:
-            raise RuntimeError(f"{node.name()} returned an invalid gradient at index {i}: got "
-                               f"shape {list(g.shape)} but expected shape {list(shape)}")
-        if g.dtype is not dtype:
-            g = g.to(dtype)
-        _accumulate(buffers, child, nr, g)
+        g = grads_in[i]
+        if g is not None:
+            shape, dtype, _ = child.out_meta[nr]
+            if g._data.shape != shape:
+                raise RuntimeError(f"{node.name()} returned an invalid gradient at index {i}: "
+                                   f"got shape {list(g.shape)} but expected shape "
+                                   f"{list(shape)}")
+            if g.dtype is not dtype:
+                g = g.to(dtype)
+        # NOTE: _accumulate inlined: this runs once per edge of the graph
+        slots = pending.get(child)
+        if slots is None:
+            slots = pending[child] = [None] * len(child.out_meta)
+            heappush(ready, (-child.seq, child))
+        if g is not None:
+            slots[nr] = g if slots[nr] is None else slots[nr] + g
 
 
 def _check_finite(node, grads):
@@ -169,12 +181,11 @@ def _check_finite(node, grads):
 def _accumulate_leaf(leaf, g, create_graph):
     if leaf is None or g is None:
         return
-    if not create_graph:
-        g = g.detach()
     if leaf.grad is None:
-        # NOTE: a fresh grad may alias another tensor's storage (e.g. an expand view);
-        # clone so that later in-place accumulation never writes into it.
-        leaf.grad = g if g._base is None or create_graph else g.clone()
+        # NOTE: the grad may share storage with other grads (add passes one tensor to
+        # both inputs) or be an expand view; a copy keeps in-place changes to .grad
+        # local. Outside create_graph, grad mode is off here, so the copy has no grad_fn.
+        leaf.grad = g if create_graph else F.clone(g)
     else:
         leaf.grad = leaf.grad + g
 

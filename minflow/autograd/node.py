@@ -5,7 +5,11 @@ A ``GradFunction`` has three steps, as OneFlow's OpExprGradFunction:
   capture(ctx, inputs, outputs, attrs)       each forward call: save what backward needs
   apply(ctx, *grad_outs) -> grads of inputs  in backward, computed with minflow ops,
                                              so backward is itself differentiable
+
+NOTE: ``record`` runs once per differentiable op call under grad; it allocates a Node,
+a GradContext and a few tuples, nothing more.
 """
+import itertools
 import sys
 import weakref
 
@@ -44,27 +48,13 @@ def register_grad(op_name):
     return decorator
 
 
-class _Saved:
-    """A tensor saved for backward, with the version it had when saved."""
-
-    __slots__ = ("tensor", "version", "is_output", "output_nr")
-
-    def __init__(self, tensor, is_output, output_nr):
-        self.version = tensor._share_version()[0]
-        self.is_output, self.output_nr = is_output, output_nr
-        if is_output:
-            # NOTE: an output keeps its node alive through grad_fn; saving it as is would
-            # make a cycle node -> ctx -> output -> node. Save a bare alias instead and
-            # re-attach the node on unpack.
-            alias = Tensor._make(tensor._data, tensor.dtype, tensor.device)
-            alias._version = tensor._version
-            alias._requires_grad = tensor.dtype.is_floating_point   # record() marks it next
-            tensor = alias
-        self.tensor = tensor
-
-
 class GradContext:
-    """Per-call state a grad function's capture fills and its apply reads."""
+    """Per-call state a grad function's capture fills and its apply reads.
+
+    Grad functions may keep anything else on it too (``ctx.shapes = ...``).
+    """
+
+    __slots__ = ("_node", "_outputs", "_saved", "_released", "needs_input_grad", "__dict__")
 
     def __init__(self, node, needs_input_grad, outputs):
         self._node = node
@@ -74,16 +64,29 @@ class GradContext:
         self.needs_input_grad = needs_input_grad
 
     def save_for_backward(self, *tensors):
-        """Save tensors (or None) for apply; in-place changes to them are detected."""
-        outs = self._outputs
+        """Save tensors (or None) for apply; in-place changes to them are detected.
+
+        Each entry is (tensor, version counter, its value now, -1), or for an output of
+        this node (array, counter, value, output number).
+        """
         saved = []
         for t in tensors:
             if t is None:
                 saved.append(None)
                 continue
-            nr = next((i for i, o in enumerate(outs) if o is t), -1)
-            saved.append(_Saved(t, nr >= 0, nr))
-        self._saved = tuple(saved)
+            counter = t._version
+            if counter is None:
+                counter = t._version = [0]        # views and in-place ops bump it
+            nr = -1
+            for i, out in enumerate(self._outputs):
+                if out is t:
+                    nr = i
+                    break
+            # NOTE: an output keeps its node alive through grad_fn; saving it as is would
+            # make a cycle node -> ctx -> output -> node, freed only by the cyclic GC.
+            # Keep its array instead and re-wrap it on unpack.
+            saved.append((t if nr < 0 else t._data, counter, counter[0], nr))
+        self._saved = saved
 
     @property
     def saved_tensors(self):
@@ -93,25 +96,28 @@ class GradContext:
                 f"(or directly access saved tensors after they have already been freed). "
                 f"Specify retain_graph=True if you need to backward a second time.")
         result = []
-        for s in self._saved:
-            if s is None:
+        for entry in self._saved:
+            if entry is None:
                 result.append(None)
                 continue
-            now = s.tensor._share_version()[0]
-            if now != s.version:
-                what = f"output {s.output_nr}" if s.is_output else "an input"
-                raise RuntimeError(
-                    f"one of the variables needed for gradient computation has been modified "
-                    f"by an inplace operation: {what} of {self._node.name()} (op "
-                    f"'{self._node.op_name}') is at version {now}; expected version "
-                    f"{s.version} instead")
-            t = s.tensor
-            if s.is_output and t._requires_grad:
-                t = Tensor._make(t._data, t.dtype, t.device)
-                t._version, t._requires_grad = s.tensor._version, True
-                t.grad_fn, t._output_nr = self._node, s.output_nr
+            t, counter, version, nr = entry
+            if counter[0] != version:
+                self._modified(counter[0], version, nr)
+            if nr >= 0:
+                _, dtype, device = self._node.out_meta[nr]
+                t = Tensor._make(t, dtype, device)
+                t._version = counter
+                if dtype.is_floating_point:
+                    t._requires_grad, t.grad_fn, t._output_nr = True, self._node, nr
             result.append(t)
         return tuple(result)
+
+    def _modified(self, now, version, nr):
+        what = f"output {nr}" if nr >= 0 else "an input"
+        raise RuntimeError(
+            f"one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {what} of {self._node.name()} (op '{self._node.op_name}') "
+            f"is at version {now}; expected version {version} instead")
 
     def release(self):
         if self._saved:
@@ -119,11 +125,21 @@ class GradContext:
             self._saved = ()
 
 
+# NOTE: an op can only take inputs made before it, so a node's sequence number is above
+# those of all nodes it sends gradients to: the engine runs nodes highest first, with no
+# dependency counting pass (as PyTorch's sequence_nr).
+_sequence = itertools.count()
+
+
 class Node:
-    """One recorded op in the tape: its grad function, context and edges to its inputs."""
+    """One recorded op in the tape: its grad function, context and edges to its inputs.
+
+    An edge is (node, output number) of the input's producer, or None where the input
+    needs no gradient.
+    """
 
     __slots__ = ("fn", "ctx", "next_edges", "op_name", "out_meta", "hooks", "retained",
-                 "source", "__weakref__")
+                 "source", "seq", "__weakref__")
 
     def __init__(self, fn, op_name, next_edges, out_meta):
         self.fn, self.op_name, self.next_edges = fn, op_name, next_edges
@@ -132,6 +148,7 @@ class Node:
         self.hooks = None             # {output_nr: [hook, ...]}
         self.retained = None          # {output_nr: weakref to tensor}
         self.source = None            # user's source line, under detect_anomaly
+        self.seq = next(_sequence)
 
     def name(self):
         base = self.op_name if "_" not in self.op_name and self.op_name[:1].isupper() else \
@@ -140,10 +157,6 @@ class Node:
 
     def __repr__(self):
         return f"<{self.name()}>"
-
-    def apply(self, grad_outs):
-        result = self.fn.apply(self.ctx, *grad_outs)
-        return result if isinstance(result, tuple) else (result,)
 
     def register_hook(self, output_nr, hook):
         from ..core.tensor import _HookHandle
@@ -170,7 +183,7 @@ class AccumulateGrad:
     One per leaf tensor (kept on the tensor), so a leaf used twice gets one summed grad.
     """
 
-    __slots__ = ("leaf_ref", "hooks", "out_meta", "__weakref__")
+    __slots__ = ("leaf_ref", "hooks", "out_meta", "seq", "__weakref__")
     next_edges = ()
     op_name = "accumulate_grad"
     retained = source = None
@@ -179,6 +192,7 @@ class AccumulateGrad:
         self.leaf_ref = weakref.ref(leaf)
         self.hooks = None
         self.out_meta = ((leaf._data.shape, leaf.dtype, leaf.device),)
+        self.seq = next(_sequence)    # made before the first node that uses the leaf
 
     def name(self):
         return "AccumulateGrad"
@@ -214,10 +228,12 @@ def record(op, inputs, attrs, outputs):
                            f"grad (register one with minflow.autograd.register_grad)")
     edges, needs = [], []
     for x in inputs:
-        if isinstance(x, Tensor):
-            e = _edge(x)
-            edges.append(e)
-            needs.append(e is not None)
+        if isinstance(x, Tensor) and x._requires_grad:
+            # NOTE: _edge(x) inlined: this loop runs for every input of every recorded op
+            producer = x.grad_fn
+            edges.append((producer, x._output_nr) if producer is not None
+                         else (x._grad_acc or grad_accumulator(x), 0))
+            needs.append(True)
         elif isinstance(x, (list, tuple)):
             sub = [_edge(y) if isinstance(y, Tensor) else None for y in x]
             edges.extend(sub)
@@ -225,10 +241,13 @@ def record(op, inputs, attrs, outputs):
         else:
             edges.append(None)
             needs.append(False)
-    out_meta = tuple((o._data.shape, o.dtype, o.device) for o in outputs)
+    if len(outputs) == 1:
+        out = outputs[0]
+        out_meta = ((out._data.shape, out.dtype, out.device),)
+    else:
+        out_meta = tuple([(o._data.shape, o.dtype, o.device) for o in outputs])
     node = Node(fn, op.name, tuple(edges), out_meta)
-    ctx = GradContext(node, tuple(needs), outputs)
-    node.ctx = ctx
+    ctx = node.ctx = GradContext(node, tuple(needs), outputs)
     fn.capture(ctx, inputs, outputs, attrs)
     ctx._outputs = None
     for nr, out in enumerate(outputs):
@@ -254,5 +273,3 @@ def user_source_line():
     if frame is None:
         return "<unknown>"
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
-
-

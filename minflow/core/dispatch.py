@@ -7,8 +7,9 @@
                   record an autograd node when grad is on and an input requires grad;
            lazy (graph mode) adds a node instead; it plugs in with ``set_interpreter``.
 
-NOTE: this is the hot path of every op call; it avoids per-call allocation beyond the
-output tensors, and does no autograd work when no input requires grad.
+NOTE: this is the hot path of every op call (backward's ops included); it avoids
+per-call allocation beyond the output tensors, and does no autograd work when no input
+requires grad.
 """
 import numpy as np
 
@@ -36,7 +37,8 @@ def apply(op, inputs, attrs):
     try:
         if op.check is not None:
             op.check(*inputs, **attrs)
-        metas = op.infer(*inputs, **attrs)
+        # NOTE: `f(*a, **{})` still builds a kwargs dict; most hot ops have no attrs.
+        metas = op.infer(*inputs, **attrs) if attrs else op.infer(*inputs)
     except _ERRORS as err:
         raise _named(err, op.name) from None
     return _interpreter[0].run(op, inputs, attrs, metas)
@@ -54,6 +56,90 @@ class Interpreter:
 
     def run(self, op, inputs, attrs, metas):
         raise NotImplementedError
+
+
+class EagerInterpreter(Interpreter):
+    """Runs kernels now, on real arrays."""
+
+    def run(self, op, inputs, attrs, metas):
+        """The common case in one pass: one output, plain inputs, cpu, a cached kernel.
+
+        Anything else (and every error report) goes to ``run_general``.
+        """
+        dtype = metas[1]
+        if not op.fast or dtype.__class__ is not _DType:
+            return self.run_general(op, inputs, attrs, metas)
+        promote = op.promote
+        compute = None if promote is None else (
+            dtype if promote == "out" else _compute_dtype(op, inputs, metas))
+        device = first = None
+        grad = False
+        arrays = []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                if device is None:
+                    device, first = x.device, x.dtype
+                elif x.device is not device:
+                    return self.run_general(op, inputs, attrs, metas)
+                if x._requires_grad:
+                    grad = True
+                a = x._data
+                if compute is not None and x.dtype is not compute:
+                    a = a.astype(compute.np)
+                arrays.append(a)
+            else:
+                arrays.append(x)
+        # NOTE: cpu kernels are also cached under the bare dtype: no key tuple per call.
+        kernel = op.kernel_cache.get(compute or first) if device is _CPU else None
+        if kernel is None:
+            return self.run_general(op, inputs, attrs, metas)
+        result = kernel(*arrays, **attrs) if attrs else kernel(*arrays)
+        if result.__class__ is not _ndarray:
+            result = np.asarray(result)     # ufuncs on 0-d arrays return numpy scalars
+        if result.dtype is not dtype.np and result.dtype != dtype.np:
+            result = result.astype(dtype.np)
+        out = _make(result, dtype, device)
+        if op.is_view:
+            _share_storage(out, inputs[0])
+        if grad and grad_state.grad_enabled and op.differentiable:
+            record(op, inputs, attrs, (out,))
+        return out
+
+    def run_general(self, op, inputs, attrs, metas):
+        """Any op: variadic inputs, several outputs, creation ops, other devices, meta."""
+        in_device = _tensor_device(op, inputs)
+        device = attrs.get("device") or in_device or _CPU
+        compute = None if op.promote is None else _compute_dtype(op, inputs, metas)
+        single = metas[1].__class__ is _DType
+        specs = (metas,) if single else metas           # (shape, dtype) per output
+        if device.type == "meta":
+            arrays = [MetaArray(shape, dtype.np) for shape, dtype in specs]
+        else:
+            arrays = _run_kernel(op, inputs, attrs, specs, in_device or device, compute)
+        outputs = [_make(arrays[0], metas[1], device)] if single else [
+            _make(a, dtype, device) for a, (_, dtype) in zip(arrays, specs)]
+        if op.is_view:
+            _share_storage(outputs[0], inputs[0])
+        if grad_state.grad_enabled and op.differentiable and _any_requires_grad(inputs):
+            record(op, inputs, attrs, outputs)
+        return outputs[0] if single else tuple(outputs)
+
+
+def _share_storage(view, base):
+    """A view shares its base's version counter, so in-place changes show on both."""
+    view._version = base._share_version()
+    view._base = base if base._base is None else base._base
+
+
+def _any_requires_grad(inputs):
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if x._requires_grad:
+                return True
+        elif isinstance(x, (list, tuple)) and any(
+                isinstance(y, Tensor) and y._requires_grad for y in x):
+            return True
+    return False
 
 
 def _tensor_device(op, inputs):
@@ -80,7 +166,9 @@ def _device_mismatch(op, first, other, name):
                        f"{first} and {other} (input '{name}')")
 
 
-def _kernel_dtype(op, inputs, attrs, metas, compute):
+def _kernel_dtype(op, inputs, attrs, first_spec, compute):
+    """The dtype that picks the kernel: compute dtype, ``dtype_from``, first tensor input,
+    else the first output's."""
     if compute is not None:
         return compute
     src = op.dtype_from
@@ -92,7 +180,7 @@ def _kernel_dtype(op, inputs, attrs, metas, compute):
             return x.dtype
         if isinstance(x, (list, tuple)) and x and isinstance(x[0], Tensor):
             return x[0].dtype
-    return (metas if isinstance(metas[1], dtypes.DType) else metas[0])[1]
+    return first_spec[1]
 
 
 def _compute_dtype(op, inputs, metas):
@@ -103,119 +191,46 @@ def _compute_dtype(op, inputs, metas):
     return dtypes.result_type(*promoted)
 
 
-class EagerInterpreter(Interpreter):
-    """Runs kernels now, on real arrays."""
-
-    def run(self, op, inputs, attrs, metas):
-        if op.fast and metas[1].__class__ is _DType:
-            out = _run_fast(op, inputs, attrs, metas)
-            if out is not None:
-                return out
-        in_device = _tensor_device(op, inputs)
-        device = attrs.get("device") if "device" in attrs else None
-        if device is None:
-            device = in_device or _CPU
-        compute = _compute_dtype(op, inputs, metas) if op.promote is not None else None
-        single = isinstance(metas[1], dtypes.DType)
-        if device.type == "meta":
-            outs = [MetaArray(s, d.np) for s, d in ((metas,) if single else metas)]
-        else:
-            outs = self._run_kernel(op, inputs, attrs, metas, in_device or device, compute)
-        outputs = []
-        for arr, (shape, dtype) in zip(outs, (metas,) if single else metas):
-            outputs.append(Tensor._make(arr, dtype, device))
-        if "view" in op.traits:
-            base = inputs[0]
-            outputs[0]._version = base._share_version()
-            outputs[0]._base = base if base._base is None else base._base
-        if grad_state.grad_enabled and op.differentiable:
-            for x in inputs:
-                if isinstance(x, Tensor):
-                    if x._requires_grad:
-                        record(op, inputs, attrs, outputs)
-                        break
-                elif isinstance(x, (list, tuple)) and any(
-                        isinstance(y, Tensor) and y._requires_grad for y in x):
-                    record(op, inputs, attrs, outputs)
-                    break
-        return outputs[0] if single else tuple(outputs)
-
-    def _run_kernel(self, op, inputs, attrs, metas, device, compute):
-        dtype = _kernel_dtype(op, inputs, attrs, metas, compute)
-        kernel = op.kernel_cache.get((device.type, dtype))
-        if kernel is None:
-            if device.type == "cuda":
-                check_available(device)
-            from ..kernels.registry import select_kernel
-            kernel = select_kernel(op, device.type, dtype, inputs, attrs)
-        arrays = []
-        for spec, x in zip(op.inputs, inputs):
-            if isinstance(x, Tensor):
-                a = x._data
-                if compute is not None and spec.promote and x.dtype is not compute:
-                    a = a.astype(compute.np)
-                arrays.append(a)
-            elif isinstance(x, (list, tuple)) and spec.variadic:
-                arrays.append([_cast(y._data, y.dtype, compute, spec.promote) for y in x])
-            else:
-                arrays.append(x)
-        if device.index is not None:
-            with cuda_context(device):
-                result = kernel(*arrays, **attrs)
-        else:
-            result = kernel(*arrays, **attrs)
-        if not isinstance(result, tuple):
-            result = (result,)
-        single = isinstance(metas[1], dtypes.DType)
-        outs = []
-        for arr, (shape, dtype) in zip(result, (metas,) if single else metas):
-            if isinstance(arr, _SCALARS):
-                arr = np.asarray(arr)     # numpy reductions return numpy scalars
-            if arr.dtype != dtype.np:
-                arr = arr.astype(dtype.np)
-            outs.append(arr)
-        return outs
+def _select(op, device, dtype, inputs, attrs):
+    """The kernel for (op, device, dtype): cached, else chosen by the kernel registry."""
+    kernel = op.kernel_cache.get((device.type, dtype))
+    if kernel is None:
+        if device.type == "cuda":
+            check_available(device)
+        from ..kernels.registry import select_kernel
+        kernel = select_kernel(op, device.type, dtype, inputs, attrs)
+        if device.type == "cpu" and op.kernel_cache.get(("cpu", dtype)) is kernel:
+            op.kernel_cache[dtype] = kernel      # the key EagerInterpreter.run looks up
+    return kernel
 
 
-def _run_fast(op, inputs, attrs, metas):
-    """The common case in one pass: single output, plain inputs, cpu, cached kernel.
-
-    Returns None whenever the general path is needed (it also reports the errors).
-    """
-    dtype = metas[1]
-    compute = dtype if op.promote == "out" else (
-        _compute_dtype(op, inputs, metas) if op.promote is not None else None)
-    device = key_dtype = None
-    grad = False
+def _run_kernel(op, inputs, attrs, specs, device, compute):
+    """Run the kernel on the inputs' arrays; its outputs as arrays of the inferred dtypes."""
+    kernel = _select(op, device, _kernel_dtype(op, inputs, attrs, specs[0], compute), inputs,
+                     attrs)
     arrays = []
-    for x in inputs:
+    for spec, x in zip(op.inputs, inputs):
         if isinstance(x, Tensor):
-            if device is None:
-                device, key_dtype = x.device, x.dtype
-            elif x.device is not device:
-                return None
-            if x._requires_grad:
-                grad = True
-            a = x._data
-            if compute is not None and x.dtype is not compute:
-                a = a.astype(compute.np)
-            arrays.append(a)
+            arrays.append(_cast(x._data, x.dtype, compute, spec.promote))
+        elif isinstance(x, (list, tuple)) and spec.variadic:
+            arrays.append([_cast(y._data, y.dtype, compute, spec.promote) for y in x])
         else:
             arrays.append(x)
-    if device is not _CPU:
-        return None
-    kernel = op.kernel_cache.get(("cpu", compute or key_dtype))
-    if kernel is None:
-        return None
-    result = kernel(*arrays, **attrs) if attrs else kernel(*arrays)
-    if result.__class__ is not np.ndarray:
-        result = np.asarray(result)
-    if result.dtype is not dtype.np and result.dtype != dtype.np:
-        result = result.astype(dtype.np)
-    out = _make(result, dtype, device)
-    if grad and grad_state.grad_enabled and op.differentiable:
-        record(op, inputs, attrs, [out])
-    return out
+    if device.index is not None:
+        with cuda_context(device):
+            result = kernel(*arrays, **attrs)
+    else:
+        result = kernel(*arrays, **attrs)
+    if result.__class__ is not tuple:
+        result = (result,)
+    outs = []
+    for arr, (_, dtype) in zip(result, specs):
+        if arr.__class__ is not _ndarray and isinstance(arr, _SCALARS):
+            arr = np.asarray(arr)     # numpy reductions return numpy scalars
+        if arr.dtype != dtype.np:
+            arr = arr.astype(dtype.np)
+        outs.append(arr)
+    return outs
 
 
 def _cast(array, dtype, compute, promote):
@@ -225,6 +240,7 @@ def _cast(array, dtype, compute, promote):
 
 
 _SCALARS = (np.generic, int, float, bool)
+_ndarray = np.ndarray
 _DType = dtypes.DType
 _make = Tensor._make
 _CPU = None

@@ -54,18 +54,31 @@ def _binary_dtype(a, b):
     return dtypes.result_type(a, b)
 
 
+# NOTE: a Python scalar never changes the dtype of a tensor of its category or higher
+# (bool 0 < int 1 < float 2): the common ``x * 2.0`` needs no result_type().
+_SCALAR_CATEGORY = {float: 2, int: 1, bool: 0}
+
+
 def binary(input, other):
     """Broadcast shapes, promoted dtype (Python scalars are weak)."""
-    if input.__class__ is Tensor and other.__class__ is Tensor:     # the common case, inlined
-        sa, sb = input._data.shape, other._data.shape
-        return (sa if sa == sb else broadcast_shapes(sa, sb),
-                input.dtype if input.dtype is other.dtype else dtypes.result_type(input, other))
+    # the common cases first: two tensors of one dtype, or a tensor and a weak scalar
+    if input.__class__ is Tensor:
+        if other.__class__ is Tensor:
+            if input.dtype is other.dtype:
+                sa, sb = input._data.shape, other._data.shape
+                return sa if sa == sb else broadcast_shapes(sa, sb), input.dtype
+        elif _SCALAR_CATEGORY.get(other.__class__, 3) <= input.dtype.category:
+            return input._data.shape, input.dtype
+    elif other.__class__ is Tensor and \
+            _SCALAR_CATEGORY.get(input.__class__, 3) <= other.dtype.category:
+        return other._data.shape, other.dtype
     return _binary_shape(input, other), _binary_dtype(input, other)
 
 
 def binary_float(input, other):
     """Broadcast shapes, promoted dtype made floating (true division)."""
-    return _binary_shape(input, other), dtypes.to_float(_binary_dtype(input, other))
+    shape, dtype = binary(input, other)
+    return shape, dtypes.to_float(dtype)
 
 
 def compare(input, other):

@@ -40,16 +40,32 @@ class Input:
         return f"{self.name}{kind}"
 
 
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_float(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _all_of(is_type, values):
+    # NOTE: a plain loop, not all(<generator>): shape attrs are checked on every call
+    for v in values:
+        if not is_type(v):
+            return False
+    return True
+
+
 _ATTR_TYPES = {
-    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "int": _is_int,
+    "float": _is_float,
     "bool": lambda v: isinstance(v, bool),
     "str": lambda v: isinstance(v, str),
     "scalar": lambda v: isinstance(v, (int, float, bool)),
     "dtype": lambda v: isinstance(v, dtypes.DType),
     "device": lambda v: isinstance(v, Device),
-    "ints": lambda v: isinstance(v, tuple) and all(_ATTR_TYPES["int"](i) for i in v),
-    "floats": lambda v: isinstance(v, tuple) and all(_ATTR_TYPES["float"](i) for i in v),
+    "ints": lambda v: isinstance(v, tuple) and _all_of(_is_int, v),
+    "floats": lambda v: isinstance(v, tuple) and _all_of(_is_float, v),
     "any": lambda v: True,
 }
 
@@ -76,18 +92,22 @@ class Attr:
         """Return ``value`` if it fits, else raise naming the op, the attr and expected vs got."""
         if value is None and self.optional:
             return value
-        where = f"{op_name}: attr '{self.name}'"
         if not self._is_type(value):
-            raise TypeError(f"{where} expected {self.type}"
+            raise TypeError(f"{self._where(op_name)} expected {self.type}"
                             f"{' or None' if self.optional else ''}, got {value!r} "
                             f"({type(value).__name__})")
         if self.choices is not None and value not in self.choices:
-            raise ValueError(f"{where} expected one of {list(self.choices)}, got {value!r}")
+            raise ValueError(f"{self._where(op_name)} expected one of {list(self.choices)}, "
+                             f"got {value!r}")
         if self.min is not None and value < self.min:
-            raise ValueError(f"{where} expected >= {self.min}, got {value!r}")
+            raise ValueError(f"{self._where(op_name)} expected >= {self.min}, got {value!r}")
         if self.max is not None and value > self.max:
-            raise ValueError(f"{where} expected <= {self.max}, got {value!r}")
+            raise ValueError(f"{self._where(op_name)} expected <= {self.max}, got {value!r}")
         return value
+
+    def _where(self, op_name):
+        # NOTE: built only on error: validate runs for every attr of every op call
+        return f"{op_name}: attr '{self.name}'"
 
     def __repr__(self):
         default = "" if self.default is REQUIRED else f"={self.default!r}"
@@ -106,7 +126,7 @@ class OpDef:
 
     __slots__ = ("name", "inputs", "outputs", "attrs", "traits", "infer", "check", "doc",
                  "promote", "dtype_from", "grad", "kernels", "kernel_cache", "_attr_index",
-                 "differentiable", "source", "fast")
+                 "differentiable", "source", "fast", "is_view")
 
     def __init__(self, name, inputs, outputs, infer, attrs=(), traits=(), check=None,
                  promote=None, dtype_from=None, doc="", source=None):
@@ -134,13 +154,14 @@ class OpDef:
         self.differentiable = "no_grad" not in self.traits
         self.grad = None            # set by minflow.autograd.register_grad
         self.kernels = []           # set by minflow.kernels.register_kernel
-        self.kernel_cache = {}      # (device type, dtype) -> kernel, filled on first use
+        self.kernel_cache = {}      # (device type, dtype) -> kernel, filled on first use;
+                                    # cpu ones also under the bare dtype (dispatch's fast key)
         self._attr_index = {a.name: a for a in self.attrs}
         self.source = source
+        self.is_view = "view" in self.traits
         # the eager interpreter's one-pass path applies to ops without these features
         self.fast = (not any(i.variadic or not i.promote for i in self.inputs)
-                     and "view" not in self.traits and "device" not in self._attr_index
-                     and dtype_from is None)
+                     and "device" not in self._attr_index and dtype_from is None)
 
     def resolve_attrs(self, attrs):
         """Fill defaults and validate; the same dict comes back (callers pass a fresh one)."""

@@ -1,8 +1,9 @@
 """Grad functions of the elementwise ops: each one captures what apply needs, and apply
 is written with minflow ops, so it can itself be differentiated."""
 from ...core.namespace import F
+from ...core.tensor import Tensor
 from ..node import GradFunction, register_grad
-from .util import is_tensor, shape_of, sum_to
+from .util import broadcast_shapes_of, is_tensor, shape_of, sum_to
 
 
 class UnaryGrad(GradFunction):
@@ -123,7 +124,7 @@ class BinaryGrad(GradFunction):
     """Base for broadcasting binary ops: grads are summed back to each input's shape."""
 
     def capture(self, ctx, inputs, outputs, attrs):
-        ctx.shapes = tuple(shape_of(x) for x in inputs)
+        ctx.shapes = broadcast_shapes_of(inputs, outputs[0])
         self.save(ctx, inputs, outputs)
 
     def save(self, ctx, inputs, outputs):
@@ -131,6 +132,11 @@ class BinaryGrad(GradFunction):
 
     def apply(self, ctx, grad_out):
         grads = self.grads(ctx, grad_out)
+        if ctx.shapes is None:
+            # NOTE: no input was broadcast, so each grad has its input's shape already;
+            # a grad for an input that needs none (a scalar, say) is dropped by the
+            # engine, whose edge there is None.
+            return grads
         return tuple(None if g is None or not need else sum_to(g, s)
                      for g, need, s in zip(grads, ctx.needs_input_grad, ctx.shapes))
 
@@ -152,9 +158,10 @@ class MulGrad(BinaryGrad):
     def save(self, ctx, inputs, outputs):
         x, y = inputs
         need_x, need_y = ctx.needs_input_grad
-        ctx.scalars = (None if is_tensor(x) else x, None if is_tensor(y) else y)
-        ctx.save_for_backward(x if need_y and is_tensor(x) else None,
-                              y if need_x and is_tensor(y) else None)
+        x_is_tensor, y_is_tensor = isinstance(x, Tensor), isinstance(y, Tensor)
+        ctx.scalars = (None if x_is_tensor else x, None if y_is_tensor else y)
+        ctx.save_for_backward(x if need_y and x_is_tensor else None,
+                              y if need_x and y_is_tensor else None)
 
     def grads(self, ctx, grad_out):
         x, y = ctx.saved_tensors
@@ -168,6 +175,8 @@ class MulGrad(BinaryGrad):
 class DivGrad(BinaryGrad):
     def capture(self, ctx, inputs, outputs, attrs):
         ctx.rounding = attrs["rounding_mode"]
+        if ctx.rounding is not None:    # ctx.shapes is None when nothing was broadcast
+            ctx.in_shapes = tuple(shape_of(x) for x in inputs)
         super().capture(ctx, inputs, outputs, attrs)
 
     def save(self, ctx, inputs, outputs):
@@ -186,7 +195,7 @@ class DivGrad(BinaryGrad):
     def apply(self, ctx, grad_out):
         if ctx.rounding is not None:       # trunc / floor division: piecewise constant
             return tuple(F.zeros(s, dtype=grad_out.dtype, device=grad_out.device) if need
-                         else None for need, s in zip(ctx.needs_input_grad, ctx.shapes))
+                         else None for need, s in zip(ctx.needs_input_grad, ctx.in_shapes))
         return super().apply(ctx, grad_out)
 
 

@@ -7,13 +7,17 @@ from ..node import GradFunction, register_grad
 
 def expand_reduced(grad_out, shape, dims, keepdim):
     """Broadcast a reduced gradient back over ``dims`` to ``shape``."""
-    return F.expand(_keep(grad_out, dims, keepdim), tuple(shape))
+    shape = tuple(shape)
+    if not keepdim and dims == tuple(range(len(dims))):
+        # NOTE: reduced leading dims (a full sum, say) come back by broadcasting alone
+        return F.expand(grad_out, shape)
+    return F.expand(_keep(grad_out, dims, keepdim), shape)
 
 
 @register_grad("sum")
 class SumGrad(GradFunction):
     def capture(self, ctx, inputs, outputs, attrs):
-        ctx.shape, ctx.dims, ctx.keepdim = inputs[0].shape, attrs["dim"], attrs["keepdim"]
+        ctx.shape, ctx.dims, ctx.keepdim = inputs[0]._data.shape, attrs["dim"], attrs["keepdim"]
 
     def apply(self, ctx, grad_out):
         return expand_reduced(grad_out, ctx.shape, ctx.dims, ctx.keepdim)
@@ -21,10 +25,12 @@ class SumGrad(GradFunction):
 
 def _keep(t, dims, keepdim):
     """``t`` with the reduced ``dims`` present as size-1 dims."""
-    if not keepdim:
-        for d in dims:
-            t = F.unsqueeze(t, d)
-    return t
+    if keepdim or not dims:
+        return t
+    shape = list(t._data.shape)
+    for d in dims:                  # sorted, so each insert lands at its final place
+        shape.insert(d, 1)
+    return F.reshape(t, tuple(shape))
 
 
 @register_grad("prod")

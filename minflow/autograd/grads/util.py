@@ -15,6 +15,16 @@ def sum_to(grad, shape):
     return out.reshape(shape)
 
 
+def broadcast_shapes_of(inputs, out):
+    """The inputs' shapes (() for a scalar) if a tensor input was broadcast to ``out``'s
+    shape, else None: then backward needs no ``sum_to`` at all (the common case)."""
+    shape = out._data.shape
+    for x in inputs:
+        if isinstance(x, Tensor) and x._data.shape != shape:
+            return tuple([shape_of(y) for y in inputs])
+    return None
+
+
 def shape_of(x):
     """The shape of a tensor input, () for a Python scalar."""
     return x._data.shape if isinstance(x, Tensor) else ()
