@@ -122,8 +122,8 @@ def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
     >>> minflow.zeros(2, 3).shape
     minflow.Size([2, 3])
     """
-    return full(_shape_attr(shape, "zeros", size), 0, dtype=_float_dtype(dtype), device=device,
-                requires_grad=requires_grad)
+    return _create("full", requires_grad, shape=_shape_attr(shape, "zeros", size), fill_value=0,
+                   dtype=_float_dtype(dtype), device=_device(device))
 
 
 @public
@@ -133,8 +133,8 @@ def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
     >>> minflow.ones(2).tolist()
     [1.0, 1.0]
     """
-    return full(_shape_attr(shape, "ones", size), 1, dtype=_float_dtype(dtype), device=device,
-                requires_grad=requires_grad)
+    return _create("full", requires_grad, shape=_shape_attr(shape, "ones", size), fill_value=1,
+                   dtype=_float_dtype(dtype), device=_device(device))
 
 
 @public
@@ -291,7 +291,7 @@ def _normal_tensors(mean, std, generator):
 
 def _like(fn):
     def like(input, *, dtype=None, device=None, requires_grad=False):
-        return fn(input.shape, dtype=input.dtype if dtype is None else dtype,
+        return fn(input._data.shape, dtype=input.dtype if dtype is None else dtype,
                   device=input.device if device is None else device,
                   requires_grad=requires_grad)
     name = f"{fn.__name__}_like"

@@ -53,6 +53,23 @@ for _name in _SAME_DTYPE + _TO_FLOAT:
                           f".shape\nminflow.Size([1])")
 
 
+# ---- fused grad ops: one kernel where the chain rule written in ops would run three ----
+
+def _grad_infer(grad_out, output):
+    if grad_out._data.shape != output._data.shape or grad_out.dtype is not output.dtype:
+        raise RuntimeError(f"expected grad_out like output (shape {list(output._data.shape)}, "
+                           f"dtype {output.dtype.name}), got shape "
+                           f"{list(grad_out._data.shape)}, dtype {grad_out.dtype.name}")
+    infer.check_dtype(output, dtypes.FLOATS, "output")
+    return output._data.shape, output.dtype
+
+
+TANH_GRAD = define_op("tanh_grad", ["grad_out", "output"], infer=_grad_infer, traits=EW,
+                      doc="grad_out * (1 - y^2), y = tanh(x): tanh's backward.")
+SIGMOID_GRAD = define_op("sigmoid_grad", ["grad_out", "output"], infer=_grad_infer, traits=EW,
+                         doc="grad_out * y * (1 - y), y = sigmoid(x): sigmoid's backward.")
+
+
 def _round_infer(input, decimals):
     if decimals and not input.dtype.is_floating_point:
         raise TypeError(f"decimals={decimals} needs a floating input, got {input.dtype.name}")

@@ -5,6 +5,7 @@ import pytest
 
 import minflow
 from minflow.autograd import gradcheck, gradgradcheck
+from minflow.core.dispatch import apply
 
 F32, F64, I64, I32, B = "float32", "float64", "int64", "int32", "bool"
 FLOATS = (F32, F64, "float16")
@@ -65,6 +66,22 @@ BINARY = {
 UNDECLARED = [("floor", B), ("bitwise_not", F32), ("sub", B), ("isnan", None)]
 
 
+def tanh_output(shape, rng):
+    return np.tanh(anywhere(shape, rng))
+
+
+def sigmoid_output(shape, rng):
+    return 1 / (1 + np.exp(-anywhere(shape, rng)))
+
+
+# Fused grad ops, called through the dispatcher as the grad functions call them.
+# name: (numpy reference of (grad_out, output), output sampler)
+GRAD_OPS = {
+    "tanh_grad": (lambda g, y: g * (1 - y * y), tanh_output),
+    "sigmoid_grad": (lambda g, y: g * y * (1 - y), sigmoid_output),
+}
+
+
 def sample(sampler, shape, dtype, seed=0):
     values = sampler(shape, np.random.default_rng(seed))
     if dtype == B:
@@ -76,6 +93,11 @@ def sample(sampler, shape, dtype, seed=0):
 
 def fn(name):
     return getattr(minflow, name)
+
+
+def grad_op(name):
+    op = minflow.ops.get_op(name)
+    return lambda grad_out, output: apply(op, (grad_out, output), {})
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
@@ -125,6 +147,28 @@ def test_binary_gradcheck_and_double_backward(name):
     y = minflow.tensor(sample(sampler, (3,), F64, 4), requires_grad=True)
     assert gradcheck(fn(name), (x, y))
     assert gradgradcheck(fn(name), (x, y))
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_OPS))
+def test_grad_op_forward_every_dtype(name, device):
+    ref, sampler = GRAD_OPS[name]
+    for dtype in FLOATS:
+        g, y = sample(anywhere, (3, 4), dtype, 1), sample(sampler, (3, 4), dtype, 2)
+        out = grad_op(name)(minflow.tensor(g, device=device), minflow.tensor(y, device=device))
+        assert out.dtype.name == dtype
+        tol = 3e-3 if dtype == "float16" else 1e-6
+        np.testing.assert_allclose(out.cpu().numpy(), ref(g, y), rtol=tol, atol=tol)
+    meta = grad_op(name)(minflow.ones(2, 3, device="meta"), minflow.ones(2, 3, device="meta"))
+    assert meta.shape == (2, 3) and meta.dtype is minflow.float32
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_OPS))
+def test_grad_op_gradcheck_and_double_backward(name):
+    _, sampler = GRAD_OPS[name]
+    g = minflow.tensor(sample(anywhere, (2, 3), F64, 3), requires_grad=True)
+    y = minflow.tensor(sample(sampler, (2, 3), F64, 4), requires_grad=True)
+    assert gradcheck(grad_op(name), (g, y))
+    assert gradgradcheck(grad_op(name), (g, y))
 
 
 @pytest.mark.parametrize("name", ["exp", "sqrt", "abs", "neg", "sigmoid", "floor"])
@@ -238,6 +282,10 @@ BAD_INPUTS = {   # name: (call, error type, message naming the function)
                                "masked_fill: only supports a 0-dimensional value"),
     "round int decimals": (lambda: minflow.tensor([5]).round(decimals=-1), TypeError,
                            "round: decimals=-1 needs a floating input"),
+    "grad op shapes": (lambda: grad_op("tanh_grad")(_X, minflow.ones(3)), RuntimeError,
+                       "tanh_grad: expected grad_out like output \\(shape \\[3\\]"),
+    "grad op dtype": (lambda: grad_op("sigmoid_grad")(_X.int(), _X.int()), TypeError,
+                      "sigmoid_grad: expected output with dtype in"),
 }
 
 
@@ -260,3 +308,34 @@ def test_clamp_with_tensor_bounds_and_masked_fill_with_tensor_value_are_differen
 def test_integer_pow_with_negative_tensor_exponents_follows_torch():
     base = minflow.tensor([0, 1, -1, -1, 2, -3])
     assert (base ** minflow.tensor([-1, -5, -3, -2, -1, -2])).tolist() == [0, 1, -1, 1, 0, 0]
+
+
+def test_sign_of_nan_inf_and_zero_follows_torch(device):
+    torch = pytest.importorskip("torch")
+    x = np.array([np.nan, -np.inf, -0.0, 0.0, np.inf, -2.5, 3.0])
+    for dtype in FLOATS:
+        ours = minflow.sign(minflow.tensor(x, dtype=getattr(minflow, dtype), device=device))
+        theirs = torch.sign(torch.tensor(x, dtype=getattr(torch, dtype)))
+        np.testing.assert_array_equal(ours.cpu().numpy(), theirs.numpy(), err_msg=dtype)
+    assert minflow.sign(minflow.tensor(np.nan, device=device)).item() == 0.0     # 0-d
+
+
+def test_pow_gradients_at_zero_base_follow_torch():
+    torch = pytest.importorskip("torch")
+    x = [0.0, 0.0, 0.0, -0.0, 0.0, 2.0, 0.5, -1.5, 0.0]
+    y = [-1.0, -2.0, 0.0, -1.0, 1.5, -0.5, 2.0, 2.0, -0.5]
+    grad = [1.0, -2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+
+    def grads(lib, base):
+        ys = lib.tensor(y, dtype=lib.float64, requires_grad=True)
+        if isinstance(base, float):      # a Python number to a tensor power
+            (base ** ys).backward(lib.tensor(grad, dtype=lib.float64))
+            return [ys.grad.numpy()]
+        xs = lib.tensor(base, dtype=lib.float64, requires_grad=True)
+        (xs ** ys).backward(lib.tensor(grad, dtype=lib.float64))
+        return [xs.grad.numpy(), ys.grad.numpy()]
+
+    with np.errstate(all="ignore"):
+        for base in (x, 0.0, 2.0, -2.0):
+            for ours, theirs in zip(grads(minflow, base), grads(torch, base)):
+                np.testing.assert_allclose(ours, theirs, rtol=1e-12, err_msg=str(base))

@@ -76,6 +76,22 @@ def test_full_and_elementwise_max_min():
     np.testing.assert_allclose(x.prod().numpy(), A.prod())
 
 
+@pytest.mark.parametrize("a", [np.array(-2.5), A], ids=["0-d", "strided"])
+def test_reductions_of_0d_and_strided_inputs(a, device):
+    x = minflow.tensor(a, device=device)
+    if x.ndim:
+        x, a = x.transpose(0, 2), a.transpose(2, 1, 0)     # a view with strides reversed
+    for name, ref in (("sum", np.sum), ("prod", np.prod), ("amax", np.amax),
+                      ("amin", np.amin), ("all", np.all), ("any", np.any)):
+        out = getattr(x, name)()
+        assert out.shape == (), name
+        np.testing.assert_allclose(out.cpu().numpy(), ref(a), rtol=1e-12, err_msg=name)
+        keep = getattr(x, name)(0, keepdim=True)
+        np.testing.assert_allclose(keep.cpu().numpy(), ref(a, axis=0 if a.ndim else None,
+                                                          keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(x.cumsum(0).cpu().numpy(), np.cumsum(a, 0) if a.ndim else a)
+
+
 def test_dtype_rules():
     i = minflow.tensor([[1, 2], [3, 4]], dtype=minflow.int32)
     b = minflow.tensor([True, False, True])

@@ -1,7 +1,11 @@
 """Grad functions of the elementwise ops: each one captures what apply needs, and apply
 is written with minflow ops, so it can itself be differentiated."""
+import math
+
+from ...core.dispatch import apply
 from ...core.namespace import F
 from ...core.tensor import Tensor
+from ...ops.elementwise import SIGMOID_GRAD, TANH_GRAD
 from ..node import GradFunction, register_grad
 from .util import broadcast_shapes_of, is_tensor, shape_of, sum_to
 
@@ -96,12 +100,43 @@ def _cos(grad_out, x):
 
 @_unary("tanh", save="output")
 def _tanh(grad_out, out):
-    return grad_out * (1 - out * out)
+    return apply(TANH_GRAD, (grad_out, out), {})
 
 
 @_unary("sigmoid", save="output")
 def _sigmoid(grad_out, out):
-    return grad_out * out * (1 - out)
+    return apply(SIGMOID_GRAD, (grad_out, out), {})
+
+
+class FusedGradGrad(GradFunction):
+    """Double backward of a fused grad op ``op(grad_out, y) = grad_out * local(y)``:
+    grad_out gets ``op(grad, y)`` and y gets ``grad * grad_out * local'(y)``."""
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        grad_out, y = inputs
+        ctx.save_for_backward(grad_out if ctx.needs_input_grad[1] else None, y)
+
+    def apply(self, ctx, grad):
+        grad_out, y = ctx.saved_tensors
+        need_grad_out, need_y = ctx.needs_input_grad
+        return (apply(self.op, (grad, y), {}) if need_grad_out else None,
+                grad * grad_out * self.local_derivative(y) if need_y else None)
+
+
+@register_grad("tanh_grad")
+class TanhGradGrad(FusedGradGrad):
+    @staticmethod
+    def local_derivative(y):
+        """local(y) = 1 - y^2, so local'(y) = -2 y"""
+        return y * -2
+
+
+@register_grad("sigmoid_grad")
+class SigmoidGradGrad(FusedGradGrad):
+    @staticmethod
+    def local_derivative(y):
+        """local(y) = y (1 - y), so local'(y) = 1 - 2 y"""
+        return 1 - y * 2
 
 
 class ZeroGrad(GradFunction):
@@ -234,15 +269,20 @@ class PowGrad(BinaryGrad):
             else:
                 grad_x = grad_out * 0.0 if y == 0 else grad_out * y * F.pow(x, y - 1)
         if need_y:
-            # PyTorch's convention: the y-gradient at x = 0 is 0, not nan.
-            log_x = F.log(F.where(F.eq(x, 0), 1.0, x)) if is_tensor(x) else _log_scalar(x)
-            grad_y = grad_out * out * log_x
+            grad_y = grad_out * out * _log_base(x, y)
         return grad_x, grad_y
 
 
-def _log_scalar(x):
-    import math
-    return math.log(x) if x > 0 else (0.0 if x == 0 else float("nan"))
+def _log_base(x, y):
+    """log x for the exponent's gradient, with PyTorch's rule at x = 0: 0 where y >= 0
+    (not 0 * -inf = nan), log 0 = -inf where y < 0 (so the gradient is +-inf)."""
+    if is_tensor(x):
+        # NOTE: log(1) there rather than where(..., 0, log(x)): log's backward 1/x would
+        # give 0 / 0 = nan in double backward
+        return F.log(F.where(F.logical_and(F.eq(x, 0), F.ge(y, 0)), 1.0, x))
+    if x == 0:
+        return F.where(F.ge(y, 0), 0.0, F.full_like(y, -math.inf))
+    return math.log(x) if x > 0 else math.nan
 
 
 class MinMaxGrad(BinaryGrad):

@@ -15,8 +15,10 @@ register_array_function("sign", "copy", (bool_,))
 
 @register_kernel("sign", ("cpu", "cuda"), FLOATS)
 def sign(xp, x):
-    # NOTE: numpy's sign(nan) is nan; torch's is 0
-    return xp.nan_to_num(xp.sign(x), copy=False)
+    # NOTE: numpy's sign(nan) is nan; torch's is 0. (Not nan_to_num: ~5 us of Python.)
+    out = xp.asarray(xp.sign(x))        # asarray: a 0-d input gives a numpy scalar
+    xp.copyto(out, 0, where=xp.isnan(out))
+    return out
 
 
 for _op in ("floor", "ceil"):
@@ -45,6 +47,16 @@ def sigmoid(xp, x):
     out *= 0.5
     out += 0.5
     return out
+
+
+@register_kernel("tanh_grad", ("cpu", "cuda"), FLOATS)
+def tanh_grad(xp, grad_out, output):
+    return grad_out * (1 - output * output)
+
+
+@register_kernel("sigmoid_grad", ("cpu", "cuda"), FLOATS)
+def sigmoid_grad(xp, grad_out, output):
+    return grad_out * output * (1 - output)
 
 
 for _op, _fn in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
