@@ -35,7 +35,11 @@ _export_functions()
 
 
 def is_tensor(obj):
-    """True if ``obj`` is a minflow Tensor."""
+    """True if ``obj`` is a minflow Tensor.
+
+    >>> minflow.is_tensor(minflow.ones(1)), minflow.is_tensor([1.0])
+    (True, False)
+    """
     return isinstance(obj, Tensor)
 
 

@@ -1,7 +1,8 @@
 """Eager autograd: the tape, per-op grad functions, backward and grad, custom Functions,
 gradcheck and anomaly detection."""
 from ..core.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
-from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .anomaly import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                      set_detect_anomaly)
 from .engine import backward, grad
 from .function import Function, FunctionCtx
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -9,5 +10,5 @@ from .node import GradFunction, register_grad
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "GradFunction", "register_grad",
            "gradcheck", "gradgradcheck", "GradcheckError", "detect_anomaly",
-           "set_detect_anomaly", "is_anomaly_enabled", "no_grad", "enable_grad",
-           "set_grad_enabled", "inference_mode"]
+           "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]

@@ -1,24 +1,37 @@
-"""``detect_anomaly``: record where each op was created, and fail on NaN/Inf gradients."""
+"""Anomaly mode, as torch's: record the user's source line of each op, name it when its
+backward fails, and (with ``check_nan``) fail on NaN/Inf gradients."""
 import functools
 
 from .node import _anomaly
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled"]
+
+
+def _set(mode, check_nan):
+    _anomaly[0], _anomaly[1] = bool(mode), bool(mode and check_nan)
 
 
 class detect_anomaly:
-    """Context manager / decorator: a NaN or Inf produced in backward raises an error
-    naming the forward op and the user's source line that created it."""
+    """Context manager / decorator turning anomaly mode on.
+
+    Each op records the user's source line that ran it; an error in its backward names
+    that line. With ``check_nan`` (the default), a NaN or Inf gradient is such an error.
+
+    >>> x = minflow.tensor([0.0], requires_grad=True)
+    >>> with minflow.autograd.detect_anomaly():
+    ...     y = x.sqrt()        # y.sum().backward() here: RuntimeError naming 'sqrt' and this line
+    """
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan
 
     def __enter__(self):
-        self._prev = _anomaly[0]
-        _anomaly[0] = self.check_nan
+        self._prev = tuple(_anomaly)
+        _set(True, self.check_nan)
 
     def __exit__(self, *exc):
-        _anomaly[0] = self._prev
+        _set(*self._prev)
         return False
 
     def __call__(self, fn):
@@ -29,9 +42,25 @@ class detect_anomaly:
         return wrapper
 
 
-def set_detect_anomaly(mode):
-    _anomaly[0] = bool(mode)
+class set_detect_anomaly:
+    """Turn anomaly mode on or off, as a call or as a context manager (which restores the
+    previous mode on exit)."""
+
+    def __init__(self, mode, check_nan=True):
+        self._prev = tuple(_anomaly)
+        _set(mode, check_nan)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _set(*self._prev)
+        return False
 
 
 def is_anomaly_enabled():
     return _anomaly[0]
+
+
+def is_anomaly_check_nan_enabled():
+    return _anomaly[1]

@@ -5,6 +5,7 @@ inputs), so a node runs once every node that feeds it gradients has run. Gradien
 arriving at one output are summed; leaf nodes accumulate into ``.grad``;
 ``autograd.grad`` captures gradients instead.
 """
+import warnings
 from heapq import heappop, heappush
 
 from ..core.device import to_numpy
@@ -50,7 +51,8 @@ def _root_grads(outputs, grad_outputs, where):
 
 
 def _node_of(t):
-    return t.grad_fn if t.grad_fn is not None else grad_accumulator(t)
+    node = t.grad_fn
+    return node if node is not None else grad_accumulator(t)
 
 
 def _run(roots, retain_graph, create_graph, captures=None):
@@ -122,13 +124,20 @@ def _pre_hooks(node, grads, captures, create_graph):
 
 def _apply(node, grads):
     """Run the node's grad function: its input grads, one per edge."""
-    if len(grads) == 1:
-        result = node.fn.apply(node.ctx, grads[0])
-    else:
-        for nr, (shape, dtype, device) in enumerate(node.out_meta):
-            if grads[nr] is None and dtype.is_floating_point:
-                grads[nr] = F.zeros(shape, dtype=dtype, device=device)
-        result = node.fn.apply(node.ctx, *grads)
+    try:
+        if len(grads) == 1:
+            result = node.fn.apply(node.ctx, grads[0])
+        else:
+            if node.ctx.materialize_grads:
+                for nr, (shape, dtype, device) in enumerate(node.out_meta):
+                    if grads[nr] is None and dtype.is_floating_point:
+                        grads[nr] = F.zeros(shape, dtype=dtype, device=device)
+            result = node.fn.apply(node.ctx, *grads)
+    except Exception:
+        if _anomaly[0]:     # as torch: say which forward call made the failing node
+            warnings.warn(f"Error detected in {node.name()}: the forward op '{node.op_name}' "
+                          f"was created at {node.source or '<unknown source>'}")
+        raise
     if result.__class__ is not tuple:
         result = (result,)
     if list in map(type, result):           # a variadic input's grads come as a list
@@ -136,7 +145,7 @@ def _apply(node, grads):
     if len(result) != len(node.next_edges):
         raise RuntimeError(f"{node.name()}: apply returned {len(result)} gradients, expected "
                            f"{len(node.next_edges)} (one per input)")
-    if _anomaly[0]:
+    if _anomaly[1]:
         _check_finite(node, result)
     return result
 
@@ -206,8 +215,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None):
-    """Return d(outputs)/d(inputs) without touching ``.grad`` (as ``torch.autograd.grad``)."""
+         only_inputs=True, allow_unused=None, is_grads_batched=False,
+         materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching ``.grad`` (as ``torch.autograd.grad``).
+
+    An input the outputs do not depend on is an error, or gives None with
+    ``allow_unused=True``, or zeros with ``materialize_grads=True``.
+
+    >>> x = minflow.tensor([3.0], requires_grad=True)
+    >>> minflow.autograd.grad((x * x).sum(), x)[0].tolist()
+    [6.0]
+    """
+    allow_unused = _allow_unused(only_inputs, allow_unused, is_grads_batched, materialize_grads)
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     roots = _root_grads(outputs, grad_outputs, "autograd.grad")
     if retain_graph is None:
@@ -227,5 +246,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError(f"autograd.grad: One of the differentiated Tensors (inputs[{i}]) "
                                f"appears to not have been used in the graph. Set "
                                f"allow_unused=True if this is the desired behavior.")
+        if g is None and materialize_grads:
+            g = F.zeros_like(inputs[i], requires_grad=create_graph)
         result.append(g if g is None or create_graph else g.detach())
     return tuple(result)
+
+
+def _allow_unused(only_inputs, allow_unused, is_grads_batched, materialize_grads):
+    """torch's checks of autograd.grad's options; the allow_unused that applies."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("autograd.grad: Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    if not only_inputs:
+        warnings.warn("autograd.grad: only_inputs argument is deprecated and is ignored now "
+                      "(defaults to True). To accumulate gradient for other parts of the "
+                      "graph, please use minflow.autograd.backward.", FutureWarning, stacklevel=3)
+    if is_grads_batched:
+        raise NotImplementedError("autograd.grad: is_grads_batched=True is not supported "
+                                  "(it needs vmap); loop over the grad_outputs instead")
+    return materialize_grads if allow_unused is None else allow_unused

@@ -27,6 +27,9 @@ class _FunctionGrad(GradFunction):
     def __init__(self, cls):
         self.cls = cls
 
+    def node_name(self, ctx):
+        return f"{self.cls.__name__}Backward"           # as torch: no overload number
+
     def apply(self, ctx, *grad_outs):
         grads = self.cls.backward(ctx, *grad_outs)
         grads = grads if isinstance(grads, tuple) else (grads,)
@@ -37,11 +40,16 @@ class _FunctionGrad(GradFunction):
 
 
 class FunctionCtx(GradContext):
-    """The ``ctx`` of a Function: GradContext plus ``mark_non_differentiable``."""
+    """The ``ctx`` of a Function: GradContext plus ``mark_non_differentiable`` and
+    ``set_materialize_grads``."""
 
     def mark_non_differentiable(self, *tensors):
         """Outputs that never require grad (indices, masks); their grads arrive as zeros."""
         self.non_differentiable = getattr(self, "non_differentiable", ()) + tensors
+
+    def set_materialize_grads(self, value):
+        """With False, backward gets None (not zeros) for output grads never computed."""
+        self.materialize_grads = bool(value)
 
 
 class Function:
@@ -83,7 +91,7 @@ class Function:
         frozen = getattr(ctx, "non_differentiable", ())
         for nr, o in enumerate(outputs):
             if o.dtype.is_floating_point and not any(o is t for t in frozen):
-                o._requires_grad, o.grad_fn, o._output_nr = True, node, nr
+                o._requires_grad, o._grad_fn, o._output_nr = True, node, nr
         if _anomaly[0]:
             node.source = user_source_line()
         return result

@@ -16,7 +16,13 @@ import weakref
 from ..core.tensor import Tensor
 from ..ops.registry import get_op
 
-__all__ = ["GradFunction", "register_grad", "GradContext", "Node", "record"]
+__all__ = ["GradFunction", "register_grad", "GradContext", "Node", "record", "custom_node",
+           "backward_name"]
+
+
+def backward_name(op_name):
+    """torch's name for the grad_fn of an op: "log_softmax" -> "LogSoftmaxBackward0"."""
+    return "".join(p.capitalize() for p in op_name.split("_")) + "Backward0"
 
 
 class GradFunction:
@@ -24,6 +30,11 @@ class GradFunction:
 
     def init(self, op):
         self.op = op
+
+    def node_name(self, ctx):
+        """The name of this function's nodes (``y.grad_fn``). Override where torch's name
+        differs from ``backward_name(op)``, e.g. by overload: "SumBackward1" for sum(dim)."""
+        return backward_name(self.op.name)
 
     def capture(self, ctx, inputs, outputs, attrs):
         raise NotImplementedError
@@ -55,6 +66,7 @@ class GradContext:
     """
 
     __slots__ = ("_node", "_outputs", "_saved", "_released", "needs_input_grad", "__dict__")
+    materialize_grads = True      # output grads that were not computed arrive as zeros
 
     def __init__(self, node, needs_input_grad, outputs):
         self._node = node
@@ -108,7 +120,7 @@ class GradContext:
                 t = Tensor._make(t, dtype, device)
                 t._version = counter
                 if dtype.is_floating_point:
-                    t._requires_grad, t.grad_fn, t._output_nr = True, self._node, nr
+                    t._requires_grad, t._grad_fn, t._output_nr = True, self._node, nr
             result.append(t)
         return tuple(result)
 
@@ -151,9 +163,7 @@ class Node:
         self.seq = next(_sequence)
 
     def name(self):
-        base = self.op_name if "_" not in self.op_name and self.op_name[:1].isupper() else \
-            "".join(p.capitalize() for p in self.op_name.split("_"))
-        return base + "Backward0"
+        return self.fn.node_name(self.ctx)
 
     def __repr__(self):
         return f"<{self.name()}>"
@@ -214,9 +224,10 @@ def grad_accumulator(leaf):
 def _edge(t):
     if not t._requires_grad:
         return None
-    if t.grad_fn is None:
+    producer = t.grad_fn
+    if producer is None:
         return (t._grad_acc or grad_accumulator(t), 0)
-    return (t.grad_fn, t._output_nr)
+    return (producer, t._output_nr)
 
 
 def record(op, inputs, attrs, outputs):
@@ -229,8 +240,9 @@ def record(op, inputs, attrs, outputs):
     edges, needs = [], []
     for x in inputs:
         if isinstance(x, Tensor) and x._requires_grad:
-            # NOTE: _edge(x) inlined: this loop runs for every input of every recorded op
-            producer = x.grad_fn
+            # NOTE: _edge(x) inlined: this loop runs for every input of every recorded op.
+            # Only a view's grad_fn can be out of date (Tensor.grad_fn refreshes it).
+            producer = x._grad_fn if x._base is None else x.grad_fn
             edges.append((producer, x._output_nr) if producer is not None
                          else (x._grad_acc or grad_accumulator(x), 0))
             needs.append(True)
@@ -253,13 +265,24 @@ def record(op, inputs, attrs, outputs):
     for nr, out in enumerate(outputs):
         if out.dtype.is_floating_point:
             out._requires_grad = True
-            out.grad_fn, out._output_nr = node, nr
+            out._grad_fn, out._output_nr = node, nr
     if _anomaly[0]:
         node.source = user_source_line()
     return node
 
 
-_anomaly = [False]
+def custom_node(fn, op_name, edges, out_meta):
+    """A node made by hand rather than by ``record`` (in-place ops on views): ``fn`` is a
+    GradFunction, ``edges`` one per input, None where no grad is needed. Grad functions
+    keep what they need on ``node.ctx``."""
+    node = Node(fn, op_name, tuple(edges), out_meta)
+    node.ctx = GradContext(node, tuple(e is not None for e in edges), ())
+    if _anomaly[0]:
+        node.source = user_source_line()
+    return node
+
+
+_anomaly = [False, False]       # anomaly mode on (record source lines); check for NaN/Inf
 
 
 def user_source_line():

@@ -95,7 +95,12 @@ def _import_cupy(for_device):
 
 
 def cuda_is_available():
-    """True if cupy imports and sees at least one GPU."""
+    """True if cupy imports and sees at least one GPU.
+
+    >>> device = "cuda" if minflow.cuda_is_available() else "cpu"
+    >>> minflow.ones(2, device=device).device.type == device
+    True
+    """
     try:
         _import_cupy("cuda")
     except RuntimeError:

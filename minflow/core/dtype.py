@@ -59,12 +59,22 @@ _default_float = [float32]
 
 
 def get_default_dtype():
-    """The dtype of float factories and of ``int / int`` (float32 unless changed)."""
+    """The dtype of float factories and of ``int / int`` (float32 unless changed).
+
+    >>> minflow.get_default_dtype(), minflow.tensor([1, 2]).div(2).dtype
+    (minflow.float32, minflow.float32)
+    """
     return _default_float[0]
 
 
 def set_default_dtype(dtype):
-    """Set the default floating dtype (float16, float32 or float64)."""
+    """Set the default floating dtype (float16, float32 or float64).
+
+    >>> minflow.set_default_dtype(minflow.float64)
+    >>> minflow.tensor([1.0]).dtype
+    minflow.float64
+    >>> minflow.set_default_dtype(minflow.float32)
+    """
     dtype = as_dtype(dtype)
     if not dtype.is_floating_point:
         raise TypeError(f"set_default_dtype: expected a floating dtype, got {dtype}")
@@ -106,7 +116,11 @@ def from_numpy_dtype(np_dtype):
 
 
 def promote_types(a, b):
-    """The smallest dtype both ``a`` and ``b`` convert to (PyTorch's lattice)."""
+    """The smallest dtype both ``a`` and ``b`` convert to (PyTorch's lattice).
+
+    >>> minflow.promote_types(minflow.int64, minflow.float16)
+    minflow.float16
+    """
     return a if a.rank >= b.rank else b
 
 
@@ -136,7 +150,14 @@ def _combine(higher, lower):
 
 
 def result_type(*operands):
-    """Promoted dtype of tensors and Python scalars, as ``torch.result_type``."""
+    """Promoted dtype of tensors and Python scalars, as ``torch.result_type``.
+
+    Python scalars do not upcast a tensor of their own kind:
+
+    >>> x = minflow.tensor([1], dtype=minflow.int32)
+    >>> minflow.result_type(x, 2), minflow.result_type(x, 2.5)
+    (minflow.int32, minflow.float32)
+    """
     dim = zero = wrapped = None
     for x in operands:
         dtype = getattr(x, "dtype", None)

@@ -21,12 +21,22 @@ state = _State()
 
 
 def is_grad_enabled():
-    """True when ops on tensors that require grad record the autograd graph."""
+    """True when ops on tensors that require grad record the autograd graph.
+
+    >>> with minflow.no_grad():
+    ...     minflow.is_grad_enabled()
+    False
+    """
     return state.grad_enabled
 
 
 def is_inference_mode_enabled():
-    """True inside ``inference_mode()``."""
+    """True inside ``inference_mode()``.
+
+    >>> with minflow.inference_mode():
+    ...     minflow.is_inference_mode_enabled()
+    True
+    """
     return state.inference
 
 
@@ -103,20 +113,44 @@ def _wrap_generator(make_context, fn):
 
 
 class no_grad(_GradModeBase):
-    """Disable gradient recording: ``with minflow.no_grad(): ...`` or ``@minflow.no_grad``."""
+    """Disable gradient recording: ``with minflow.no_grad(): ...`` or ``@minflow.no_grad``.
+
+    >>> x = minflow.ones(2, requires_grad=True)
+    >>> with minflow.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    >>> @minflow.no_grad
+    ... def double(t):
+    ...     return t * 2
+    >>> double(x).requires_grad
+    False
+    """
 
     enabled = False
 
 
 class enable_grad(_GradModeBase):
-    """Enable gradient recording inside a ``no_grad`` region."""
+    """Enable gradient recording inside a ``no_grad`` region.
+
+    >>> x = minflow.ones(2, requires_grad=True)
+    >>> with minflow.no_grad(), minflow.enable_grad():
+    ...     (x * 2).requires_grad
+    True
+    """
 
     enabled = True
 
 
 class inference_mode(_GradModeBase):
     """``no_grad`` for inference: ``with minflow.inference_mode(): ...``; ``mode=False``
-    changes nothing."""
+    changes nothing.
+
+    >>> x = minflow.ones(2, requires_grad=True)
+    >>> with minflow.inference_mode():
+    ...     (x * 2).requires_grad
+    False
+    """
 
     def __new__(cls, mode=True):
         func = None
@@ -139,7 +173,17 @@ class inference_mode(_GradModeBase):
 
 
 class set_grad_enabled(_GradModeBase):
-    """Set grad mode to ``mode``; as a call it takes effect at once, as in PyTorch."""
+    """Set grad mode to ``mode``; as a call it takes effect at once, as in PyTorch.
+
+    >>> x = minflow.ones(2, requires_grad=True)
+    >>> with minflow.set_grad_enabled(False):
+    ...     (x * 2).requires_grad
+    False
+    >>> _ = minflow.set_grad_enabled(False); (x * 2).requires_grad
+    False
+    >>> _ = minflow.set_grad_enabled(True); (x * 2).requires_grad
+    True
+    """
 
     def __new__(cls, mode):
         return super().__new__(cls)

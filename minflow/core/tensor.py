@@ -60,8 +60,9 @@ def _op(name, reflected=False):
 class Tensor:
     """An n-dimensional array on a device, with optional gradient tracking."""
 
-    __slots__ = ("_data", "dtype", "device", "_requires_grad", "_grad", "grad_fn",
-                 "_output_nr", "_version", "_base", "_grad_acc", "__weakref__")
+    __slots__ = ("_data", "dtype", "device", "_requires_grad", "_grad", "_grad_fn",
+                 "_output_nr", "_version", "_base", "_view_version", "_grad_acc",
+                 "__weakref__")
     # numpy scalars and arrays defer to Tensor's reflected operators (np.float64(2) * t)
     __array_priority__ = 1000
 
@@ -79,9 +80,11 @@ class Tensor:
         t.device = device
         t._requires_grad = False
         t._grad = None
-        t.grad_fn = None
+        t._grad_fn = None
         t._output_nr = 0
         t._version = None
+        # NOTE: no _view_version here (one store less per tensor): dispatch._share_storage
+        # sets it along with _base, and it is read only where _base is set
         t._base = None
         t._grad_acc = None
         return t
@@ -182,6 +185,16 @@ class Tensor:
         self._grad = value
 
     @property
+    def grad_fn(self):
+        """The node that made this tensor (None for a leaf). A view whose storage was
+        changed in place since gets a fresh one, as in torch (see core/inplace.py)."""
+        if self._base is not None and self._view_version is not None \
+                and self._view_version != self._version[0]:
+            from .inplace import refresh_view
+            refresh_view(self)
+        return self._grad_fn
+
+    @property
     def is_leaf(self):
         return self.grad_fn is None
 
@@ -194,14 +207,13 @@ class Tensor:
         """A tensor sharing this storage, outside the autograd graph."""
         out = Tensor._make(self._data, self.dtype, self.device)
         out._version = self._share_version()
-        out._base = self
         return out
 
     def detach_(self):
         if self._base is not None and self._base.requires_grad:
             raise RuntimeError("detach_: cannot detach a view of a tensor that requires grad "
                                "in place; use detach()")
-        self.grad_fn = None
+        self._grad_fn = self._view_version = None
         self._requires_grad = False
         return self
 

@@ -6,8 +6,8 @@ from .registry import KernelNotFoundError, register_array_function, register_ker
 
 __all__ = ["register_kernel", "register_array_function", "KernelNotFoundError"]
 
-FAMILIES = ("copy", "creation", "elementwise", "reduce", "shape", "indexing", "linalg",
-            "activation", "conv", "nn", "loss")
+FAMILIES = ("copy", "creation", "elementwise", "reduce", "shape", "join", "indexing",
+            "linalg", "activation", "conv", "nn", "loss")
 
 
 def _load_families():

@@ -4,4 +4,4 @@ from ..ops.linalg import *  # noqa: F401,F403
 from ..ops.conv import *  # noqa: F401,F403
 from ..ops.nn import *  # noqa: F401,F403
 from ..ops.loss import *  # noqa: F401,F403
-from ..ops.shape import *  # noqa
+from ..ops.join import *  # noqa

@@ -36,7 +36,12 @@ _cast_fn = generate_function(_cast, name="_cast")
 
 @public
 def cast(input, dtype):
-    """cast(input, dtype) -> Tensor: ``input`` as ``dtype``; ``input`` itself if it already is."""
+    """cast(input, dtype) -> Tensor: ``input`` as ``dtype``; ``input`` itself if it already is.
+
+    >>> x = minflow.tensor([1.7, -2.5])
+    >>> minflow.cast(x, minflow.int64).tolist(), minflow.cast(x, minflow.float32) is x
+    ([1, -2], True)
+    """
     return input if input.dtype is dtype else _cast_fn(input, dtype)
 
 
@@ -49,7 +54,13 @@ _to_device_fn = generate_function(_to_device, name="_to_device")
 
 @public
 def to_device(input, device):
-    """``input`` on ``device`` (a copy), or ``input`` itself if it is there already."""
+    """to_device(input, device) -> Tensor: ``input`` on ``device`` (a copy), or ``input``
+    itself if it is there already.
+
+    >>> x = minflow.tensor([1.0, 2.0])
+    >>> minflow.to_device(x, "cpu") is x, minflow.to_device(x, "meta").device
+    (True, device(type='meta'))
+    """
     device = Device(device)
     return input if input.device is device else _to_device_fn(input, device)
 
@@ -107,7 +118,11 @@ def numel(input):
 
 @public
 def is_floating_point(input):
-    """is_floating_point(input) -> bool: whether input's dtype is float16/32/64."""
+    """is_floating_point(input) -> bool: whether input's dtype is float16/32/64.
+
+    >>> minflow.is_floating_point(minflow.tensor([1])), minflow.tensor([1.0]).is_floating_point()
+    (False, True)
+    """
     return input.dtype.is_floating_point
 
 

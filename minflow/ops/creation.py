@@ -319,7 +319,12 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 @public
 def randint_like(input, low=0, high=None, *, dtype=None, device=None):
-    """randint_like(input, low=0, high) -> Tensor of random ints shaped like input."""
+    """randint_like(input, low=0, high) -> Tensor of random ints shaped like input.
+
+    >>> _ = minflow.manual_seed(0)
+    >>> minflow.randint_like(minflow.zeros(2, 3), 10).tolist()
+    [[8.0, 6.0, 5.0], [2.0, 3.0, 0.0]]
+    """
     if high is None:
         low, high = 0, low
     return randint(low, high, input.shape, dtype=input.dtype if dtype is None else dtype,

@@ -135,7 +135,7 @@ for _name, _doc in _BINARY_DOCS.items():
                           and _name != "minimum",
                           doc=f"{_name}(input, {_second}, out=None) -> Tensor\n\n"
                               f"Elementwise {_doc}, with broadcasting and type promotion."
-                              f"\n\n>>> minflow.{_name}(minflow.tensor([4.]), 2).tolist()"
+                              f"\n\n>>> minflow.{_name}(minflow.tensor([5.]), 3).tolist()"
                               f"[0] > 0\nTrue")
 
 _add_op, _sub_op = get_op("add"), get_op("sub")

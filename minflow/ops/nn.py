@@ -187,7 +187,7 @@ DROPOUT = define_op(
                                                             optional=True)],
     traits=("elementwise", "random"),
     doc="mask = U[0, 1) >= p from the generator (the device's default if None); "
-        "out = x * mask / (1 - p), 0 where dropped.")
+        "out = x * mask / (1 - p), 0 where dropped; x * 0 when p = 1.")
 DROPOUT_GRAD = define_op(
     "dropout_grad", ["grad_out", "mask"], traits=("elementwise", "no_side_effect"),
     infer=lambda grad_out, mask, scale: (grad_out._data.shape, grad_out.dtype),
@@ -205,7 +205,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
     Zeroes each element with probability ``p`` (drawn from the default generator, so
     ``minflow.manual_seed`` makes it reproducible) and scales the rest by 1 / (1 - p);
-    the identity when not training.
+    the identity when not training. With p=1 the result is input * 0, as PyTorch: NaN
+    where input is inf or NaN.
 
     >>> x = minflow.ones(4)
     >>> minflow.nn.functional.dropout(x, 0.5, training=False) is x

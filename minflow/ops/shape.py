@@ -1,32 +1,23 @@
-"""Shape ops, with PyTorch's names and semantics: views, joins and splits, triangles, padding.
+"""Shape ops, with PyTorch's names and semantics: views and layout.
 
 Primitives (kernels in kernels/generic/shape.py, grads in autograd/grads/shape.py):
-  reshape, unsqueeze, expand, permute, narrow   views: outputs share the input's memory
-  cat, tril, triu, pad                          new tensors
-Everything else is a composite of these and needs no gradient code of its own.
+  reshape, unsqueeze, expand, permute   views: outputs share the input's memory
+Everything else is a composite of these and needs no gradient code of its own. Ops that
+cut tensors into pieces, join them, pad them or keep a triangle are in ops/join.py.
 """
-import functools
 import itertools
+import math
 import operator
 
 from ..core import dtype as dtypes
 from ..core.dispatch import apply
-from ..core.functional import generate_function, public, tensor_method
+from ..core.functional import public, tensor_method
 from ..core.namespace import F
-from ..core.tensor import Tensor, wrap_dim
+from ..core.tensor import wrap_dim
 from . import infer
-from .registry import Attr, Input, define_op
-
-__all__ = ["pad"]   # minflow.nn.functional names; top-level ones come through `public`
+from .registry import Attr, define_op
 
 VIEW = ("view", "no_side_effect")
-
-
-def _numel(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def _sizes(sizes):
@@ -36,16 +27,11 @@ def _sizes(sizes):
     return tuple(operator.index(s) for s in sizes)
 
 
-def _at_least_1d(input, where):
-    if input.ndim == 0:
-        raise RuntimeError(f"{where}: {where} expects at least a 1-dimensional tensor")
-
-
 # ---- reshape / view: the same elements in a new shape --------------------------------
 
 def _reshape_infer(input, shape):
-    numel = _numel(input._data.shape)
-    if _numel(shape) != numel or any(s < 0 for s in shape):
+    numel = math.prod(input._data.shape)
+    if math.prod(shape) != numel or any(s < 0 for s in shape):
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     if not viewable(input._data, shape):
         raise RuntimeError(f"the input's layout allows no view of shape {list(shape)}; "
@@ -68,7 +54,7 @@ def _resolve_shape(shape, numel, where):
         if s < -1:
             raise RuntimeError(f"{where}: invalid shape dimension {s} at index {i} of shape "
                                f"{list(shape)}")
-    known = _numel(s for s in shape if s != -1)
+    known = math.prod(s for s in shape if s != -1)
     if (known != numel and not unknown) or (unknown and (known == 0 or numel % known)):
         raise RuntimeError(f"{where}: shape '{list(shape)}' is invalid for input of size "
                            f"{numel}")
@@ -178,7 +164,7 @@ def flatten(input, start_dim=0, end_dim=-1):
                            "end_dim")
     if input.ndim == 0:
         return reshape(input, (1,))
-    return reshape(input, shape[:start] + (_numel(shape[start:end + 1]),) + shape[end + 1:])
+    return reshape(input, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
 
 
 @public(method=True)
@@ -191,12 +177,12 @@ def unflatten(input, dim, sizes):
     dim = wrap_dim(dim, input.ndim, "unflatten")
     size = input.shape[dim]
     sizes = _sizes((sizes,))
-    known = _numel(s for s in sizes if s != -1)
+    known = math.prod(s for s in sizes if s != -1)
     if sizes.count(-1) > 1:
         raise RuntimeError("unflatten: only one dimension can be inferred")
     if -1 in sizes and known and size % known == 0:
         sizes = tuple(size // known if s == -1 else s for s in sizes)
-    if -1 in sizes or _numel(sizes) != size:
+    if -1 in sizes or math.prod(sizes) != size:
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({size}) in the input tensor")
     return reshape(input, input.shape[:dim] + sizes + input.shape[dim + 1:])
@@ -409,281 +395,3 @@ def _mT(self):
 
 
 tensor_method("mT")(property(_mT))
-
-
-# ---- narrow and the splits built on it --------------------------------------------------
-
-def _narrow_infer(input, dim, start, length):
-    shape = list(input._data.shape)
-    if start + length > shape[dim]:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
-                           f"({shape[dim]}).")
-    shape[dim] = length
-    return tuple(shape), input.dtype
-
-
-NARROW = define_op("narrow", ["input"], infer=_narrow_infer, traits=VIEW,
-                   attrs=[Attr("dim", "int", min=0), Attr("start", "int", min=0),
-                          Attr("length", "int", min=0)],
-                   doc="A view of ``length`` entries along ``dim`` from ``start``.")
-
-
-@public(method=True)
-def narrow(input, dim, start, length):
-    """narrow(input, dim, start, length) -> Tensor, a view of ``input[..., start:start+length]``
-    along ``dim``; a negative ``start`` counts from the end.
-
-    >>> minflow.arange(5).narrow(0, 1, 3).tolist()
-    [1, 2, 3]
-    """
-    if input.ndim == 0:
-        raise RuntimeError("narrow: narrow() cannot be applied to a 0-dim tensor.")
-    dim = wrap_dim(dim, input.ndim, "narrow")
-    size = input.shape[dim]
-    if not -size <= start <= size:
-        raise IndexError(f"narrow: start out of range (expected to be in range of [{-size}, "
-                         f"{size}], but got {start})")
-    if length < 0:
-        raise RuntimeError("narrow: narrow(): length must be non-negative.")
-    start = start + size if start < 0 else start
-    return apply(NARROW, (input,), {"dim": dim, "start": start, "length": length})
-
-
-def _split_sizes(size, split_size_or_sections):
-    if isinstance(split_size_or_sections, (tuple, list)):
-        sections = [operator.index(s) for s in split_size_or_sections]
-        if min(sections, default=0) < 0:
-            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
-                               f"entries, but got split_sizes={sections}")
-        return sections
-    step = operator.index(split_size_or_sections)
-    if step < 0:
-        raise RuntimeError(f"split expects split_size be non-negative, but got "
-                           f"split_size={step}")
-    if step == 0 and size:
-        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
-                           f"dimension size of {size}")
-    return [min(step, size - s) for s in range(0, size, step or 1)] or [0]
-
-
-@public(method=True)
-def split(tensor, split_size_or_sections, dim=0):
-    """split(tensor, split_size_or_sections, dim=0) -> tuple of views along ``dim``.
-
-    An int gives pieces of that size (the last may be smaller); a list gives the sizes.
-
-    >>> [p.tolist() for p in minflow.arange(5).split(2)]
-    [[0, 1], [2, 3], [4]]
-    """
-    _at_least_1d(tensor, "split")
-    dim = wrap_dim(dim, tensor.ndim, "split")
-    size = tensor.shape[dim]
-    try:
-        sections = _split_sizes(size, split_size_or_sections)
-    except RuntimeError as err:
-        raise RuntimeError(f"split: {err}") from None
-    if sum(sections) != size:
-        raise RuntimeError(f"split: split_with_sizes expects split_sizes to sum exactly to "
-                           f"{size} (input tensor's size at dimension {dim}), but got "
-                           f"split_sizes={sections}")
-    starts = itertools.accumulate([0] + sections[:-1])
-    return tuple(apply(NARROW, (tensor,), {"dim": dim, "start": s, "length": n})
-                 for s, n in zip(starts, sections))
-
-
-@public(method=True)
-def chunk(input, chunks, dim=0):
-    """chunk(input, chunks, dim=0) -> tuple of at most ``chunks`` views of equal size
-    (the last may be smaller), as torch.
-
-    >>> [p.tolist() for p in minflow.arange(5).chunk(3)]
-    [[0, 1], [2, 3], [4]]
-    """
-    if chunks <= 0:
-        raise RuntimeError(f"chunk: chunk expects `chunks` to be greater than 0, got: {chunks}")
-    _at_least_1d(input, "chunk")
-    size = input.shape[wrap_dim(dim, input.ndim, "chunk")]
-    return split(input, -(-size // chunks) if size else [0] * chunks, dim)
-
-
-@public(method=True)
-def unbind(input, dim=0):
-    """unbind(input, dim=0) -> tuple of the views ``input.select(dim, i)`` for each i.
-
-    >>> [r.tolist() for r in minflow.tensor([[1, 2], [3, 4]]).unbind(1)]
-    [[1, 3], [2, 4]]
-    """
-    _at_least_1d(input, "unbind")
-    dim = wrap_dim(dim, input.ndim, "unbind")
-    shape = input.shape[:dim] + input.shape[dim + 1:]
-    return tuple(apply(RESHAPE, (apply(NARROW, (input,), {"dim": dim, "start": i,
-                                                           "length": 1}),), {"shape": shape})
-                 for i in range(input.shape[dim]))
-
-
-# ---- cat and stack --------------------------------------------------------------------
-# NOTE: as torch, cat skips 1-d empty tensors (shape (0,)): old code starts from tensor([])
-
-def _cat_infer(tensors, dim):
-    if not tensors:
-        raise ValueError("expected a non-empty list of Tensors")
-    dtype = functools.reduce(dtypes.promote_types, (t.dtype for t in tensors))
-    kept = [(i, t._data.shape) for i, t in enumerate(tensors) if t._data.shape != (0,)]
-    if not kept:
-        return (0,), dtype
-    ref = kept[0][1]
-    for i, shape in kept:
-        if not shape:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
-                               f"concatenated")
-        if len(shape) != len(ref):
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} "
-                               f"and {len(shape)}")
-        for d, (a, b) in enumerate(zip(ref, shape)):
-            if d != dim and a != b:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
-                                   f"Expected size {a} but got size {b} for tensor number "
-                                   f"{i} in the list.")
-    out = list(ref)
-    out[dim] = sum(shape[dim] for _, shape in kept)
-    return tuple(out), dtype
-
-
-CAT = define_op("cat", [Input("tensors", variadic=True)], attrs=[Attr("dim", "int", min=0)],
-                infer=_cat_infer, promote="out", traits=("no_side_effect",),
-                doc="Tensors joined along an existing dim, promoted to a common dtype.")
-
-
-def _tensor_list(tensors, where):
-    tensors = list(tensors)
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{where}: expected Tensor as element {i} in argument 'tensors', "
-                            f"but got {type(t).__name__}")
-    return tensors
-
-
-@public
-def cat(tensors, dim=0):
-    """cat(tensors, dim=0) -> Tensor, ``tensors`` joined along ``dim`` (a copy).
-
-    Shapes must match except along ``dim``; dtypes promote as in arithmetic.
-
-    >>> minflow.cat([minflow.zeros(2, 3), minflow.ones(1, 3)]).shape
-    minflow.Size([3, 3])
-    """
-    tensors = _tensor_list(tensors, "cat")
-    ref = next((x for x in tensors if x.shape != (0,)), None)
-    if ref is not None:
-        dim = wrap_dim(dim, ref.ndim, "cat")
-    return apply(CAT, (tensors,), {"dim": dim})
-
-
-public(cat, name="concat")      # torch's alias, same signature
-
-
-@public
-def concatenate(tensors, axis=0):
-    """concatenate(tensors, axis=0) -> Tensor, numpy's name for cat.
-
-    >>> minflow.concatenate([minflow.zeros(2, 1), minflow.ones(2, 1)], axis=1).shape
-    minflow.Size([2, 2])
-    """
-    return cat(tensors, axis)
-
-
-@public
-def stack(tensors, dim=0):
-    """stack(tensors, dim=0) -> Tensor, equal-shaped ``tensors`` joined along a new dim.
-
-    >>> minflow.stack([minflow.zeros(3), minflow.ones(3)], dim=1).shape
-    minflow.Size([3, 2])
-    """
-    tensors = _tensor_list(tensors, "stack")
-    if not tensors:
-        raise RuntimeError("stack: stack expects a non-empty TensorList")
-    for i, x in enumerate(tensors):
-        if x.shape != tensors[0].shape:
-            raise RuntimeError(f"stack: stack expects each tensor to be equal size, but got "
-                               f"{list(tensors[0].shape)} at entry 0 and {list(x.shape)} at "
-                               f"entry {i}")
-    dim = wrap_dim(dim, tensors[0].ndim + 1, "stack")
-    return cat([unsqueeze(x, dim) for x in tensors], dim)
-
-
-# ---- tril / triu: keep one triangle of the last two dims, zero the rest ----------------
-
-def _tri_infer(input, diagonal):
-    if input._data.ndim < 2:
-        raise RuntimeError("input tensor must have at least 2 dimensions")
-    return input._data.shape, input.dtype
-
-
-TRIL = define_op("tril", ["input"], attrs=[Attr("diagonal", "int", 0)], infer=_tri_infer,
-                 traits=("no_side_effect",),
-                 doc="Entries (i, j) of the last two dims with j - i <= diagonal; others 0.")
-TRIU = define_op("triu", ["input"], attrs=[Attr("diagonal", "int", 0)], infer=_tri_infer,
-                 traits=("no_side_effect",),
-                 doc="Entries (i, j) of the last two dims with j - i >= diagonal; others 0.")
-generate_function(TRIL, method=True, out=True, inplace=True, doc="""\
-tril(input, diagonal=0, out=None) -> Tensor
-
-The lower triangle of the matrices in the last two dims: (i, j) kept where
-j - i <= diagonal, else 0.
-
->>> minflow.ones(2, 2).tril().tolist()
-[[1.0, 0.0], [1.0, 1.0]]
-""")
-generate_function(TRIU, method=True, out=True, inplace=True, doc="""\
-triu(input, diagonal=0, out=None) -> Tensor
-
-The upper triangle of the matrices in the last two dims: (i, j) kept where
-j - i >= diagonal, else 0.
-
->>> minflow.ones(2, 2).triu(1).tolist()
-[[0.0, 1.0], [0.0, 0.0]]
-""")
-
-
-# ---- pad (constant mode); negative pads crop -------------------------------------------
-
-def _pad_infer(input, pad, value):
-    shape = list(input._data.shape)
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) > 2 * len(shape):
-        raise RuntimeError(f"Padding length should be less than or equal to two times the "
-                           f"input dimension but got padding length {len(pad)} and input of "
-                           f"dimension {len(shape)}")
-    for i in range(len(pad) // 2):
-        d, before, after = len(shape) - 1 - i, pad[2 * i], pad[2 * i + 1]
-        if shape[d] + min(before, 0) + min(after, 0) < 0:
-            raise RuntimeError(f"The input size {shape[d]}, plus negative padding {before} "
-                               f"and {after} resulted in a negative output size, which is "
-                               f"invalid. Check dimension {d} of your input.")
-        shape[d] += before + after
-    return tuple(shape), input.dtype
-
-
-PAD = define_op("pad", ["input"], attrs=[Attr("pad", "ints"), Attr("value", "scalar", 0)],
-                infer=_pad_infer, traits=("no_side_effect",),
-                doc="Constant padding of the last len(pad) // 2 dims, (before, after) pairs "
-                    "from the last dim; negative pads crop.")
-
-
-def pad(input, pad, mode="constant", value=None):
-    """pad(input, pad, mode='constant', value=None) -> Tensor
-
-    ``pad`` = (last_before, last_after, second_last_before, ...) pads the last
-    ``len(pad) // 2`` dims with ``value`` (0 if None); negative entries crop.
-
-    >>> minflow.nn.functional.pad(minflow.ones(1, 2), (1, -1), value=5).tolist()
-    [[5.0, 1.0]]
-    """
-    if mode != "constant":
-        if mode in ("reflect", "replicate", "circular"):
-            raise NotImplementedError(f"pad: mode '{mode}' is not implemented in minflow; "
-                                      f"only mode='constant' is supported")
-        raise NotImplementedError(f"pad: Unrecognised padding mode {mode}")
-    pads = tuple(operator.index(p) for p in pad)
-    return apply(PAD, (input,), {"pad": pads, "value": 0 if value is None else value})

@@ -163,7 +163,7 @@ class Cube(minflow.autograd.Function):
 def test_custom_function():
     x = leaf([1.0, 2.0])
     y = Cube.apply(x, 2.0)
-    assert y.grad_fn.name() == "CubeBackward0"
+    assert y.grad_fn.name() == "CubeBackward"      # as torch: no overload number
     y.sum().backward()
     assert x.grad.tolist() == [6.0, 24.0]
     assert gradcheck(lambda t: Cube.apply(t, 0.5), (leaf([0.3, -1.1]),))
@@ -180,3 +180,125 @@ def test_detect_anomaly_names_op_and_source_line():
     z = x.sqrt().sum()
     z.backward()               # without anomaly mode the inf goes through silently
     assert np.isinf(x.grad.numpy()[0])
+
+
+def test_detect_anomaly_without_nan_check_keeps_anomaly_mode():
+    x = leaf([0.0, 1.0])
+    with minflow.autograd.detect_anomaly(check_nan=False):
+        assert minflow.autograd.is_anomaly_enabled()
+        assert not minflow.autograd.is_anomaly_check_nan_enabled()
+        y = x.sqrt()
+        assert y.grad_fn.source.startswith(__file__)        # forward traces still recorded
+        y.sum().backward()                                   # the inf is not an error
+    assert np.isinf(x.grad.numpy()[0]) and not minflow.autograd.is_anomaly_enabled()
+
+
+def test_anomaly_mode_names_the_forward_line_of_a_failing_backward():
+    class Broken(minflow.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            raise ValueError("broken backward")
+
+    x = leaf([1.0])
+    with minflow.autograd.set_detect_anomaly(True, check_nan=False):
+        y = Broken.apply(x)
+        with pytest.warns(UserWarning, match=r"BrokenBackward.*test_autograd.py:\d+"):
+            with pytest.raises(ValueError, match="broken backward"):
+                y.sum().backward()
+    assert not minflow.autograd.is_anomaly_enabled()       # set_detect_anomaly restored it
+
+
+def test_grad_materialize_grads():
+    x, y = leaf([3.0]), leaf([4.0, 5.0])
+    z = (x * x).sum()
+    gx, gy = minflow.autograd.grad(z, [x, y], retain_graph=True, materialize_grads=True)
+    assert gx.tolist() == [6.0] and gy.tolist() == [0.0, 0.0] and not gy.requires_grad
+    gy = minflow.autograd.grad(z, [x, y], create_graph=True, materialize_grads=True)[1]
+    assert gy.requires_grad
+    with pytest.raises(ValueError, match="allow_unused to be True or not passed"):
+        minflow.autograd.grad(z, [x, y], allow_unused=False, materialize_grads=True)
+
+
+def test_grad_materialize_grads_matches_torch():
+    torch = pytest.importorskip("torch")
+
+    def run(L):
+        x = L.tensor([3.0], dtype=L.float64, requires_grad=True)
+        y = L.tensor([4.0, 5.0], dtype=L.float64, requires_grad=True)
+        gx, gy = L.autograd.grad((x * x).sum(), [x, y], materialize_grads=True)
+        return gx.tolist(), gy.tolist(), gy.dtype is L.float64
+
+    assert run(minflow) == run(torch)
+
+
+class TwoOutputs(minflow.autograd.Function):
+    seen = []
+
+    @staticmethod
+    def forward(ctx, x, materialize):
+        ctx.set_materialize_grads(materialize)
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, grad_a, grad_b):
+        TwoOutputs.seen.append((grad_a is None, grad_b is None))
+        grad_a = 0 if grad_a is None else grad_a * 2
+        grad_b = 0 if grad_b is None else grad_b * 3
+        return grad_a + grad_b, None
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_function_set_materialize_grads(materialize):
+    TwoOutputs.seen.clear()
+    x = leaf([1.0, 2.0])
+    a, _ = TwoOutputs.apply(x, materialize)
+    a.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    assert TwoOutputs.seen == [(False, not materialize)]   # unused output: zeros or None
+
+
+NAMED = {    # ops whose grad_fn minflow names as torch does
+    "add": lambda L, x, y: x + y, "add scalar": lambda L, x, y: x + 2,
+    "sub": lambda L, x, y: x - y, "mul": lambda L, x, y: x * y, "div": lambda L, x, y: x / y,
+    "neg": lambda L, x, y: -x, "pow scalar": lambda L, x, y: x ** 2,
+    "exp": lambda L, x, y: x.exp(), "log": lambda L, x, y: y.log(),
+    "abs": lambda L, x, y: x.abs(), "tanh": lambda L, x, y: x.tanh(),
+    "sigmoid": lambda L, x, y: x.sigmoid(), "relu": lambda L, x, y: x.relu(),
+    "sum": lambda L, x, y: x.sum(), "amax": lambda L, x, y: x.amax(1),
+    "permute": lambda L, x, y: x.permute(1, 0), "unsqueeze": lambda L, x, y: x.unsqueeze(0),
+    "index": lambda L, x, y: x[[0, 1]], "cat": lambda L, x, y: L.cat([x, y]),
+    "clone": lambda L, x, y: x.clone(), "softmax": lambda L, x, y: x.softmax(1),
+    "log_softmax": lambda L, x, y: x.log_softmax(1), "maximum": lambda L, x, y: L.maximum(x, y),
+    "where": lambda L, x, y: L.where(x > 0, x, y),
+    "base after in-place on a view": lambda L, x, y: (lambda h: (h[0].mul_(2), h)[1])(x * 1),
+    "view after in-place on it": lambda L, x, y: (x * 1)[0:1].mul_(2),
+}
+
+
+@pytest.mark.parametrize("name", NAMED)
+def test_grad_fn_names_match_torch(name):
+    torch = pytest.importorskip("torch")
+    names = []
+    for L in (minflow, torch):
+        x = L.tensor([[1.0, -2.0, 3.0], [0.5, 1.5, -0.5]], requires_grad=True)
+        y = L.tensor([[2.0, 1.0, 0.5], [1.0, 3.0, 2.0]], requires_grad=True)
+        fn = NAMED[name](L, x, y).grad_fn
+        names.append(fn.name() if L is minflow else type(fn).__name__)
+    assert names[0] == names[1]
+
+
+def test_numpy_floating_point_warnings_do_not_reach_the_user():
+    import subprocess
+    import sys
+    code = ("import numpy as np, minflow\n"
+            "t = minflow.tensor([1.0, 0.0, -1.0])\n"
+            "t / 0, t.log(), t.sqrt(), t // 0, t % 0, t.reciprocal()\n"
+            "minflow.tensor([60000.0], dtype=minflow.float16) * 4\n"
+            "np.array([1.0]) / 0   # the user's own numpy still warns\n")
+    err = subprocess.run([sys.executable, "-W", "default", "-c", code], capture_output=True,
+                         text=True, check=True).stderr
+    assert err.count("RuntimeWarning") == 1 and "<string>:5" in err, err

@@ -78,6 +78,32 @@ def test_relu_at_zero_ints_and_inplace():
     assert Fn.hardtanh(w, inplace=True) is w and w.tolist() == [-1.0, 1.0]
 
 
+SPECIAL = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, -2.5, 3.0]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("size", [0, 1, 8, 40_000])   # the cpu kernel has a path per size
+@pytest.mark.parametrize("negative_zero", [False, True])
+def test_relu_keeps_nan_and_negative_zero(dtype, size, negative_zero, device):
+    a = (np.random.default_rng(size).standard_normal(size) * 10).astype(dtype)
+    if a.dtype.kind == "f":
+        a[:min(size, 8)] = SPECIAL[:min(size, 8)]
+        a[a == 0] = -0.0 if negative_zero else 0.0
+    out = minflow.relu(minflow.tensor(a, device=device)).cpu().numpy()
+    expected = np.where(a < 0, a.dtype.type(0), a)     # torch: NaN and -0.0 pass through
+    assert out.dtype == a.dtype and out.shape == a.shape
+    np.testing.assert_array_equal(out, expected)
+    np.testing.assert_array_equal(np.signbit(out), np.signbit(expected))
+
+
+def test_relu_special_values_as_torch():
+    torch = pytest.importorskip("torch")
+    a = np.array(SPECIAL, dtype=np.float32)
+    ours, theirs = minflow.relu(minflow.tensor(a)).numpy(), torch.relu(torch.tensor(a)).numpy()
+    np.testing.assert_array_equal(ours, theirs)
+    np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))
+
+
 def test_inplace_composite_under_autograd():
     leaf = minflow.tensor(X, requires_grad=True)
     h = leaf * 1.0

@@ -223,6 +223,21 @@ def test_dropout_edge_cases(device):
     assert set(np.unique(out(z))) <= {0.0, 2.0}
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")   # inf * 0
+@pytest.mark.parametrize("inplace", [False, True])
+def test_dropout_all_dropped_is_input_times_zero(inplace, device):
+    a = np.array([np.inf, -np.inf, np.nan, -2.0, 3.0, 0.0])
+    x = minflow.tensor(a, device=device, requires_grad=True)
+    y = Fn.dropout(x * 1.0, 1.0, inplace=inplace)
+    expected = a * 0                           # as torch: nan for inf and nan, -0.0 for -2
+    np.testing.assert_array_equal(out(y), expected)
+    assert np.signbit(out(y)[3]) and not np.signbit(out(y)[4])
+    y.sum().backward()
+    np.testing.assert_array_equal(out(x.grad), np.zeros(6))
+    d2 = Fn.dropout2d(minflow.tensor(a.reshape(1, 6, 1), device=device), 1.0)
+    np.testing.assert_array_equal(out(d2).ravel(), expected)
+
+
 def test_dropout_gradcheck():
     x = mf(np.linspace(-1, 1, 12).reshape(3, 4), grad=True)
 

@@ -1,7 +1,8 @@
 """Activation kernels, written once against the array module (numpy or cupy).
 
 leaky_relu's pair is registered for cpu only: cuda runs the hand-written
-ElementwiseKernels of kernels/cupy/activation.py instead.
+ElementwiseKernels of kernels/cupy/activation.py instead. relu is registered for cuda only:
+cpu runs the faster numpy form of kernels/numpy/activation.py.
 """
 from ...core.dtype import FLOATS, NUMERIC
 from ..registry import register_kernel
@@ -17,9 +18,10 @@ def leaky_relu_grad(xp, grad_out, input, negative_slope):
     return xp.where(input > 0, grad_out, grad_out * negative_slope)
 
 
-@register_kernel("relu", ("cpu", "cuda"), NUMERIC)
+@register_kernel("relu", ("cuda",), NUMERIC)
 def relu(xp, input):
-    return xp.maximum(input, 0)     # NaN stays NaN, as torch
+    # 0 where x < 0, else x itself: NaN stays NaN and -0.0 stays -0.0, as torch
+    return xp.where(input < 0, input.dtype.type(0), input)
 
 
 def _axis(x, dim):

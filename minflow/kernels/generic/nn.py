@@ -114,7 +114,7 @@ def _rng(xp, generator):
 def dropout(xp, input, p, generator):
     keep = _rng(xp, generator).random(input.shape, dtype=np.float32) >= p
     if p == 1.0:
-        return xp.zeros_like(input), keep
+        return input * 0, keep      # as torch: input * 0, so an inf or nan gives nan
     # where, not a product: a dropped inf gives 0, not nan
     return xp.where(keep, input * (1.0 / (1.0 - p)), 0), keep
 
