@@ -13,6 +13,8 @@ from .core import dispatch as _dispatch
 from . import kernels as _kernels
 from . import autograd
 from . import nn
+from . import utils
+from .serialization import save, load
 
 _dispatch._late_imports()
 from .core.namespace import F as _F

@@ -22,22 +22,16 @@ def checked(xp, index, size, dim, op):
 
 
 def add_at(xp, target, key, values):
-    """``target[key] += values`` with repeated indices summed: np.add.at on numpy,
-    cupyx.scatter_add on cupy."""
-    if xp is np:
-        np.add.at(target, key, values)
-        return
-    import cupyx    # present whenever a cuda kernel runs
-    if target.dtype == xp.int64:
-        # NOTE: scatter_add has no int64 atomics; uint64 addition wraps to the same bits
-        wide = target.view(xp.uint64)
-        cupyx.scatter_add(wide, key, xp.asarray(values).astype(xp.uint64))
-    elif target.dtype == xp.bool_:      # no bool atomics: add in int32, nonzero is True
+    """``target[key] += values`` with repeated indices summed (``add.at``; atomic adds on cupy)."""
+    if xp is np or target.dtype not in (xp.int64, xp.bool_):
+        xp.add.at(target, key, values)
+    elif target.dtype == xp.int64:
+        # NOTE: cupy has no int64 atomic add; uint64 addition wraps to the same bits
+        xp.add.at(target.view(xp.uint64), key, xp.asarray(values).astype(xp.uint64))
+    else:                               # no bool atomics: add in int32, nonzero is True
         wide = target.astype(xp.int32)
-        cupyx.scatter_add(wide, key, xp.asarray(values).astype(xp.int32))
+        xp.add.at(wide, key, xp.asarray(values).astype(xp.int32))
         target[...] = wide != 0
-    else:
-        cupyx.scatter_add(target, key, values)
 
 
 def _key(xp, input, indices, dims, op):
