@@ -13,6 +13,7 @@ from .core import dispatch as _dispatch
 from . import kernels as _kernels
 from . import autograd
 from . import nn
+from . import optim
 from . import utils
 from .serialization import save, load
 

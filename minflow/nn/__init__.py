@@ -1,4 +1,9 @@
-"""minflow.nn: neural network building blocks."""
+"""minflow.nn: Module, Parameter, layers, losses, init and utils (PyTorch's names)."""
 from . import functional
+from .parameter import Parameter
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from . import init
+from . import utils
 
-__all__ = ["functional"]
+__all__ = ["functional", "init", "utils", "Parameter"] + _modules_all

@@ -27,17 +27,20 @@ class Input:
 
     ``scalar_ok``: a Python number may stand in for the tensor (``x + 2``).
     ``promote``: the input takes part in type promotion when the op promotes.
+    ``mutable``: the kernel writes the input's array in place (optimizer updates); the
+    caller bumps its version counter, and graph passes must neither copy nor reuse it.
     """
 
-    __slots__ = ("name", "optional", "variadic", "scalar_ok", "promote")
+    __slots__ = ("name", "optional", "variadic", "scalar_ok", "promote", "mutable")
 
-    def __init__(self, name, optional=False, variadic=False, scalar_ok=False, promote=True):
+    def __init__(self, name, optional=False, variadic=False, scalar_ok=False, promote=True,
+                 mutable=False):
         self.name, self.optional, self.variadic = name, optional, variadic
-        self.scalar_ok, self.promote = scalar_ok, promote
+        self.scalar_ok, self.promote, self.mutable = scalar_ok, promote, mutable
 
     def __repr__(self):
         kind = "?" if self.optional else "*" if self.variadic else ""
-        return f"{self.name}{kind}"
+        return f"{self.name}{kind}{'!' if self.mutable else ''}"
 
 
 def _is_int(v):

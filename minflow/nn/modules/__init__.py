@@ -1,0 +1,24 @@
+"""The layers of minflow.nn, one file per family as in torch.nn.modules."""
+from .module import Module
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .linear import Identity, Linear
+from .conv import Conv1d, Conv2d
+from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .normalization import LayerNorm
+from .dropout import Dropout, Dropout2d
+from .sparse import Embedding
+from .flatten import Flatten, Unflatten
+from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softmax,
+                         LogSoftmax, Softplus, Hardtanh, ReLU6)
+from .attention import MultiheadAttention
+from .transformer import TransformerEncoderLayer, TransformerEncoder
+from .loss import L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss
+
+__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict", "Identity", "Linear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d",
+           "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout",
+           "Dropout2d", "Embedding", "Flatten", "Unflatten", "ReLU", "LeakyReLU", "ELU", "GELU",
+           "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Softplus", "Hardtanh", "ReLU6",
+           "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "L1Loss",
+           "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]

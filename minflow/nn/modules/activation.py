@@ -1,0 +1,218 @@
+"""Activation layers: each holds its arguments and calls the functional op.
+
+(MultiheadAttention, which PyTorch also files under activations, is in attention.py.)
+"""
+from ...core.namespace import F
+from .module import Module
+
+__all__ = ["ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax",
+           "LogSoftmax", "Softplus", "Hardtanh", "ReLU6"]
+
+
+def _inplace_repr(inplace, first=False):
+    if not inplace:
+        return ""
+    return "inplace=True" if first else ", inplace=True"
+
+
+class ReLU(Module):
+    """max(x, 0) elementwise.
+
+    >>> minflow.nn.ReLU()(minflow.tensor([-1.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.relu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace, first=True)
+
+
+class LeakyReLU(Module):
+    """x if x >= 0 else negative_slope * x.
+
+    >>> minflow.nn.LeakyReLU(0.1)(minflow.tensor([-1.0, 2.0])).tolist()
+    [-0.1..., 2.0]
+    """
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}" + _inplace_repr(self.inplace)
+
+
+class ELU(Module):
+    """x if x > 0 else alpha * (exp(x) - 1).
+
+    >>> minflow.nn.ELU()(minflow.tensor([0.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + _inplace_repr(self.inplace)
+
+
+class GELU(Module):
+    """x * Phi(x) (Phi: the standard normal cdf); approximate="tanh" uses the tanh formula.
+
+    >>> minflow.nn.GELU(approximate="tanh")
+    GELU(approximate='tanh')
+    """
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class SiLU(Module):
+    """x * sigmoid(x).
+
+    >>> minflow.nn.SiLU()(minflow.tensor([0.0])).tolist()
+    [0.0]
+    """
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace, first=True)
+
+
+class Sigmoid(Module):
+    """1 / (1 + exp(-x)).
+
+    >>> minflow.nn.Sigmoid()(minflow.tensor([0.0])).tolist()
+    [0.5]
+    """
+
+    def forward(self, input):
+        return F.sigmoid(input)
+
+
+class Tanh(Module):
+    """tanh(x).
+
+    >>> minflow.nn.Tanh()(minflow.tensor([0.0])).tolist()
+    [0.0]
+    """
+
+    def forward(self, input):
+        return F.tanh(input)
+
+
+class Softmax(Module):
+    """exp(x) / sum(exp(x)) along ``dim``.
+
+    >>> minflow.nn.Softmax(dim=1)(minflow.zeros(1, 4)).tolist()
+    [[0.25, 0.25, 0.25, 0.25]]
+    """
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """log(softmax(x)) along ``dim``, computed stably.
+
+    >>> minflow.nn.LogSoftmax(dim=0)(minflow.zeros(2)).tolist()
+    [-0.693..., -0.693...]
+    """
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.log_softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softplus(Module):
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold.
+
+    >>> minflow.nn.Softplus()(minflow.tensor([0.0, 30.0])).tolist()
+    [0.693..., 30.0]
+    """
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """x clamped to [min_val, max_val].
+
+    >>> minflow.nn.Hardtanh()(minflow.tensor([-3.0, 0.5, 3.0])).tolist()
+    [-1.0, 0.5, 1.0]
+    """
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        if not max_val > min_val:
+            raise ValueError(f"{type(self).__name__}: expected max_val > min_val, got "
+                             f"min_val={min_val}, max_val={max_val}")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}" + _inplace_repr(self.inplace)
+
+
+class ReLU6(Hardtanh):
+    """min(max(x, 0), 6).
+
+    >>> minflow.nn.ReLU6()(minflow.tensor([-1.0, 7.0])).tolist()
+    [0.0, 6.0]
+    """
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace, first=True)

@@ -1,0 +1,105 @@
+"""BatchNorm1d and BatchNorm2d: per-channel normalisation with running statistics."""
+from ...core import dtype as dtypes
+from ...core.grad_mode import no_grad
+from ...core.namespace import F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+
+class _BatchNorm(Module):
+    """Shared by BatchNorm1d/2d; subclasses set ``_input_dims`` and ``_dims_text``."""
+
+    _version = 2
+    _input_dims, _dims_text = (), ""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        kw = {"device": device, "dtype": dtype}
+        self.register_parameter("weight", Parameter(F.empty(num_features, **kw))
+                                if affine else None)
+        self.register_parameter("bias", Parameter(F.empty(num_features, **kw))
+                                if affine and bias else None)
+        if track_running_stats:
+            self.register_buffer("running_mean", F.zeros(num_features, **kw))
+            self.register_buffer("running_var", F.ones(num_features, **kw))
+            self.register_buffer("num_batches_tracked",
+                                 F.tensor(0, dtype=dtypes.int64, device=device))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def _check_input(self, input):
+        name = type(self).__name__
+        if input.ndim not in self._input_dims:
+            raise ValueError(f"{name}: expected {self._dims_text} input, got {input.ndim}D "
+                             f"input of shape {tuple(input.shape)}")
+        if input.shape[1] != self.num_features:
+            raise ValueError(f"{name}: expected input with {self.num_features} channels "
+                             f"(num_features) in dim 1, got shape {tuple(input.shape)}")
+
+    def forward(self, input):
+        self._check_input(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:       # cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked)
+        use_batch_stats = self.training or self.running_mean is None
+        keep_stats = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if keep_stats else None,
+                            self.running_var if keep_stats else None, self.weight, self.bias,
+                            use_batch_stats, factor, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch norm over the C dim of an (N, C) or (N, C, L) input.
+
+    Training normalises with the batch's statistics and updates ``running_mean`` /
+    ``running_var`` (momentum=None: cumulative average); eval uses the running stats.
+
+    >>> bn = minflow.nn.BatchNorm1d(2)
+    >>> bn(minflow.tensor([[1.0, 2.0], [3.0, 6.0]])).tolist()
+    [[-0.99999..., -0.99999...], [0.99999..., 0.99999...]]
+    >>> bn.running_mean.tolist(), int(bn.num_batches_tracked)
+    ([0.2..., 0.4...], 1)
+    """
+
+    _input_dims, _dims_text = (2, 3), "2D or 3D"
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch norm over the C dim of an (N, C, H, W) input (see BatchNorm1d).
+
+    >>> bn = minflow.nn.BatchNorm2d(3).eval()
+    >>> bn(minflow.ones(2, 3, 4, 4)).shape
+    minflow.Size([2, 3, 4, 4])
+    """
+
+    _input_dims, _dims_text = (4,), "4D"

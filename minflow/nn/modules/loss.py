@@ -1,0 +1,130 @@
+"""Loss layers: each stores PyTorch's constructor arguments and calls the functional loss.
+
+A class weight (and BCEWithLogitsLoss's pos_weight) is a buffer, so it moves with ``to()``
+and appears in ``state_dict`` as in PyTorch.
+"""
+import warnings
+
+from ...core.namespace import F
+from .module import Module
+
+__all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
+
+
+def _legacy_reduction(size_average, reduce):
+    """The reduction that the deprecated size_average / reduce flags stand for."""
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  "reduction='mean', 'sum' or 'none' instead", stacklevel=4)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else "mean" if size_average else "sum"
+
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = _legacy_reduction(size_average, reduce)
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"{type(self).__name__}: reduction must be one of 'none', 'mean' "
+                             f"or 'sum', got {reduction!r}")
+        self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class L1Loss(_Loss):
+    """mean (or sum, or none) of |input - target|.
+
+    >>> minflow.nn.L1Loss()(minflow.tensor([1.0, 2.0]), minflow.tensor([2.0, 4.0])).item()
+    1.5
+    """
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    """mean (or sum, or none) of (input - target)^2.
+
+    >>> minflow.nn.MSELoss()(minflow.tensor([1.0, 2.0]), minflow.tensor([2.0, 4.0])).item()
+    2.5
+    """
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class NLLLoss(_WeightedLoss):
+    """-input[n, target[n]] (times weight[target[n]]), averaged over the weights of the
+    targets that are not ``ignore_index``; ``input`` holds log-probabilities.
+
+    >>> logp = minflow.tensor([[-0.5, -1.0], [-2.0, -0.1]])
+    >>> round(minflow.nn.NLLLoss()(logp, minflow.tensor([0, 1])).item(), 4)
+    0.3
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """NLLLoss of log_softmax(input) over dim 1, for class indices or class probabilities
+    as ``target``, with optional class weight and label_smoothing.
+
+    >>> loss = minflow.nn.CrossEntropyLoss(label_smoothing=0.1)
+    >>> round(loss(minflow.zeros(2, 4), minflow.tensor([0, 3])).item(), 4)
+    1.3863
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, weight=self.weight,
+                               ignore_index=self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
+
+
+class BCELoss(_WeightedLoss):
+    """-(t log p + (1 - t) log(1 - p)) (times weight) for probabilities p = input.
+
+    >>> minflow.nn.BCELoss()(minflow.tensor([0.5]), minflow.tensor([1.0])).item()
+    0.693...
+    """
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight,
+                                      reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """BCELoss of sigmoid(input), computed stably from the logits; ``pos_weight`` scales
+    the positive term per class.
+
+    >>> minflow.nn.BCEWithLogitsLoss()(minflow.tensor([0.0]), minflow.tensor([1.0])).item()
+    0.693...
+    """
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, weight=self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)

@@ -1,0 +1,276 @@
+"""Optimizer update rules as ops, with PyTorch's formulas: each writes a parameter and its
+state buffers IN PLACE. minflow.optim's classes hold the state and call one op per
+parameter under no_grad; the kernels (kernels/generic/optim.py) do the arithmetic.
+
+  sgd_update       momentum, dampening, nesterov, weight_decay, maximize
+  adam_update      Adam, and AdamW with ``decoupled_weight_decay=True`` (one op: the rules
+                   differ only in where weight decay enters)
+  rmsprop_update   alpha, centered, momentum
+  adagrad_update   lr_decay
+
+Inputs marked mutable (``param!`` in docs/ops.md) are written in place; the one output,
+``param_out``, is ``param``'s own storage. The functions here bump the version counter of
+every tensor they write, so a tensor saved for backward that an update changed is detected.
+
+Hyperparameters (lr, betas, ...) are attrs: Python floats, validated on each call.
+``step`` (the count torch keeps as a float tensor in the optimizer state) is a mutable
+input that the kernel increments, so an update needs no per-step attr.
+NOTE: a graph mode that reads the learning rate from a tensor each call would add an
+optional ``lr`` tensor input beside the attr; kernels take lr as a number either way.
+"""
+from ..core import dtype as dtypes
+from ..core.grad_mode import state as grad_state
+from ..core.dispatch import apply
+from ..core.tensor import Tensor
+from .registry import REQUIRED, Attr, Input, define_op
+
+__all__ = ["sgd_update", "adam_update", "rmsprop_update", "adagrad_update", "group_attrs"]
+
+TRAITS = ("no_grad", "opaque")     # not no_side_effect: graph passes must keep them
+
+
+def _mutable(name, optional=False):
+    return Input(name, optional=optional, mutable=True)
+
+
+def _tensor(x, name):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"expected {name} to be a Tensor, got {type(x).__name__}")
+
+
+def _check_param(param):
+    _tensor(param, "param")
+    if param.dtype not in dtypes.FLOATS:
+        raise TypeError(f"expected param with dtype in [float16, float32, float64], got "
+                        f"{param.dtype.name}")
+
+
+def _like_param(param, x, name, needed_for=None):
+    """``x`` must be a tensor of param's shape and dtype (a state buffer or the grad)."""
+    if x is None and needed_for is not None:
+        raise ValueError(f"expected a {name} tensor when {needed_for}, got None")
+    _tensor(x, name)
+    if x._data.shape != param._data.shape or x.dtype is not param.dtype:
+        raise RuntimeError(f"expected {name} with param's shape {list(param._data.shape)} and "
+                           f"dtype {param.dtype.name}, got shape {list(x._data.shape)} and "
+                           f"dtype {x.dtype.name}")
+
+
+def _check_step(step):
+    _tensor(step, "step")
+    if step._data.shape != () or step.dtype not in dtypes.FLOATS:
+        raise RuntimeError(f"expected step to be a 0-d float tensor (the step count), got "
+                           f"shape {list(step._data.shape)} and dtype {step.dtype.name}")
+
+
+def _run(op, inputs, attrs, mutable):
+    """Run the update op, then bump the version of each tensor it wrote (``mutable``:
+    their positions in ``inputs``)."""
+    param = inputs[0]
+    if grad_state.grad_enabled and isinstance(param, Tensor) and param._requires_grad:
+        raise RuntimeError(f"{op.name}: a leaf Variable that requires grad is being used in an "
+                           f"in-place operation; run the update under minflow.no_grad()")
+    apply(op, inputs, attrs)
+    for i in mutable:
+        t = inputs[i]
+        if t is not None and t._version is not None:
+            t._version[0] += 1
+    return param
+
+
+def group_attrs(op, attrs):
+    """``attrs`` of ``op`` validated once for a parameter group, each value equal to its
+    attr's default replaced by the default object itself.
+
+    NOTE: the dispatcher re-validates only attr values that are not their default object,
+    so the per-parameter calls of one step skip what this checked (an optimizer's defaults
+    come as ints: momentum=0, weight_decay=0).
+    """
+    op.resolve_attrs(attrs)
+    for attr in op.attrs:
+        if attr.default is not REQUIRED and attrs[attr.name] == attr.default:
+            attrs[attr.name] = attr.default
+    return attrs
+
+
+# ---- sgd_update ------------------------------------------------------------------------
+
+def _sgd_infer(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov,
+               maximize, init_buffer):
+    _check_param(param)
+    _like_param(param, grad, "grad")
+    if momentum != 0:
+        _like_param(param, momentum_buffer, "momentum_buffer", "momentum != 0")
+    if nesterov and (momentum <= 0 or dampening != 0):
+        raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+    return param._data.shape, param.dtype
+
+
+SGD_UPDATE = define_op(
+    "sgd_update", [_mutable("param"), "grad", _mutable("momentum_buffer", optional=True)],
+    ["param_out"], infer=_sgd_infer, traits=TRAITS,
+    attrs=[Attr("lr", "float", min=0.0), Attr("momentum", "float", 0.0, min=0.0),
+           Attr("dampening", "float", 0.0), Attr("weight_decay", "float", 0.0, min=0.0),
+           Attr("nesterov", "bool", False), Attr("maximize", "bool", False),
+           Attr("init_buffer", "bool", False)],
+    doc="SGD step in place: g = grad + weight_decay * param; buf = momentum * buf + "
+        "(1 - dampening) * g (buf = g when init_buffer); param -= lr * (g + momentum * buf "
+        "if nesterov else buf).")
+
+
+def sgd_update(param, grad, momentum_buffer=None, *, lr, momentum=0.0, dampening=0.0,
+               weight_decay=0.0, nesterov=False, maximize=False, init_buffer=False):
+    """sgd_update(param, grad, momentum_buffer=None, *, lr, momentum=0.0, ...) -> param
+
+    One SGD step, in place, as torch.optim.SGD: g = -grad if maximize else grad;
+    g += weight_decay * param; with momentum, buf = momentum * buf + (1 - dampening) * g
+    (``init_buffer``: buf = g, torch's first step) and g = g + momentum * buf (nesterov)
+    or buf; param -= lr * g.
+
+    >>> p = minflow.tensor([1.0, 2.0])
+    >>> minflow.ops.optim.sgd_update(p, minflow.tensor([10.0, 10.0]), lr=0.1).tolist()
+    [0.0, 1.0]
+    """
+    return _run(SGD_UPDATE, (param, grad, momentum_buffer), {
+        "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+        "nesterov": nesterov, "maximize": maximize, "init_buffer": init_buffer}, (0, 2))
+
+
+# ---- adam_update (Adam and AdamW) ------------------------------------------------------
+
+def _adam_infer(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, betas, eps,
+                weight_decay, amsgrad, maximize, decoupled_weight_decay):
+    _check_param(param)
+    _like_param(param, grad, "grad")
+    _like_param(param, exp_avg, "exp_avg")
+    _like_param(param, exp_avg_sq, "exp_avg_sq")
+    if amsgrad:
+        _like_param(param, max_exp_avg_sq, "max_exp_avg_sq", "amsgrad=True")
+    _check_step(step)
+    if len(betas) != 2 or not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
+        raise ValueError(f"attr 'betas' expected two floats in [0, 1), got {betas}")
+    return param._data.shape, param.dtype
+
+
+ADAM_UPDATE = define_op(
+    "adam_update",
+    [_mutable("param"), "grad", _mutable("exp_avg"), _mutable("exp_avg_sq"),
+     _mutable("max_exp_avg_sq", optional=True), _mutable("step")],
+    ["param_out"], infer=_adam_infer, traits=TRAITS,
+    attrs=[Attr("lr", "float", min=0.0), Attr("betas", "floats", (0.9, 0.999)),
+           Attr("eps", "float", 1e-8, min=0.0), Attr("weight_decay", "float", 0.0, min=0.0),
+           Attr("amsgrad", "bool", False), Attr("maximize", "bool", False),
+           Attr("decoupled_weight_decay", "bool", False)],
+    doc="Adam/AdamW step in place: step += 1; m = lerp(m, g, 1 - beta1); v = beta2 * v + "
+        "(1 - beta2) * g^2; param -= lr / (1 - beta1^step) * m / (sqrt(v / (1 - "
+        "beta2^step)) + eps); AdamW decays param by (1 - lr * weight_decay) first.")
+
+
+def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, lr,
+                betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False,
+                maximize=False, decoupled_weight_decay=False):
+    """adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, lr, ...) -> param
+
+    One Adam step, in place, as torch.optim.Adam (AdamW: ``decoupled_weight_decay=True``):
+    step += 1; g = grad (+ weight_decay * param, unless decoupled: then
+    param *= 1 - lr * weight_decay); m = lerp(m, g, 1 - beta1); v = beta2 v + (1 - beta2) g^2;
+    vmax = max(vmax, v) with amsgrad;
+    param -= lr / (1 - beta1^step) * m / (sqrt(v / (1 - beta2^step)) + eps).
+
+    >>> p, step = minflow.tensor([1.0]), minflow.tensor(0.0)
+    >>> m, v = minflow.zeros(1), minflow.zeros(1)
+    >>> minflow.ops.optim.adam_update(p, minflow.tensor([3.0]), m, v, None, step, lr=0.1).tolist()
+    [0.8999999761581421]
+    >>> step.item()
+    1.0
+    """
+    return _run(ADAM_UPDATE, (param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step), {
+        "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+        "amsgrad": amsgrad, "maximize": maximize,
+        "decoupled_weight_decay": decoupled_weight_decay}, (0, 2, 3, 4, 5))
+
+
+# ---- rmsprop_update --------------------------------------------------------------------
+
+def _rmsprop_infer(param, grad, square_avg, grad_avg, momentum_buffer, step, lr, alpha, eps,
+                   weight_decay, momentum, centered, maximize):
+    _check_param(param)
+    _like_param(param, grad, "grad")
+    _like_param(param, square_avg, "square_avg")
+    if centered:
+        _like_param(param, grad_avg, "grad_avg", "centered=True")
+    if momentum > 0:
+        _like_param(param, momentum_buffer, "momentum_buffer", "momentum > 0")
+    _check_step(step)
+    return param._data.shape, param.dtype
+
+
+RMSPROP_UPDATE = define_op(
+    "rmsprop_update",
+    [_mutable("param"), "grad", _mutable("square_avg"), _mutable("grad_avg", optional=True),
+     _mutable("momentum_buffer", optional=True), _mutable("step")],
+    ["param_out"], infer=_rmsprop_infer, traits=TRAITS,
+    attrs=[Attr("lr", "float", min=0.0), Attr("alpha", "float", 0.99, min=0.0),
+           Attr("eps", "float", 1e-8, min=0.0), Attr("weight_decay", "float", 0.0, min=0.0),
+           Attr("momentum", "float", 0.0, min=0.0), Attr("centered", "bool", False),
+           Attr("maximize", "bool", False)],
+    doc="RMSprop step in place: v = alpha v + (1 - alpha) g^2; avg = sqrt(v - gavg^2 if "
+        "centered else v) + eps; buf = momentum buf + g / avg, param -= lr * buf (or "
+        "param -= lr * g / avg without momentum).")
+
+
+def rmsprop_update(param, grad, square_avg, grad_avg, momentum_buffer, step, *, lr, alpha=0.99,
+                   eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False, maximize=False):
+    """rmsprop_update(param, grad, square_avg, grad_avg, momentum_buffer, step, *, lr, ...)
+    -> param
+
+    One RMSprop step, in place, as torch.optim.RMSprop: step += 1;
+    v = alpha v + (1 - alpha) g^2; centered: gavg = lerp(gavg, g, 1 - alpha) and
+    avg = sqrt(v - gavg^2) + eps, else avg = sqrt(v) + eps; with momentum,
+    buf = momentum buf + g / avg and param -= lr buf, else param -= lr g / avg.
+
+    >>> p, v, step = minflow.tensor([1.0]), minflow.zeros(1), minflow.tensor(0.0)
+    >>> g = minflow.tensor([1.0])
+    >>> round(minflow.ops.optim.rmsprop_update(p, g, v, None, None, step, lr=0.01).item(), 4)
+    0.9
+    """
+    return _run(RMSPROP_UPDATE, (param, grad, square_avg, grad_avg, momentum_buffer, step), {
+        "lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay,
+        "momentum": momentum, "centered": centered, "maximize": maximize}, (0, 2, 3, 4, 5))
+
+
+# ---- adagrad_update --------------------------------------------------------------------
+
+def _adagrad_infer(param, grad, state_sum, step, lr, lr_decay, weight_decay, eps, maximize):
+    _check_param(param)
+    _like_param(param, grad, "grad")
+    _like_param(param, state_sum, "state_sum")
+    _check_step(step)
+    return param._data.shape, param.dtype
+
+
+ADAGRAD_UPDATE = define_op(
+    "adagrad_update", [_mutable("param"), "grad", _mutable("state_sum"), _mutable("step")],
+    ["param_out"], infer=_adagrad_infer, traits=TRAITS,
+    attrs=[Attr("lr", "float", min=0.0), Attr("lr_decay", "float", 0.0, min=0.0),
+           Attr("weight_decay", "float", 0.0, min=0.0), Attr("eps", "float", 1e-10, min=0.0),
+           Attr("maximize", "bool", False)],
+    doc="Adagrad step in place: step += 1; sum += g^2; param -= lr / (1 + (step - 1) "
+        "lr_decay) * g / (sqrt(sum) + eps).")
+
+
+def adagrad_update(param, grad, state_sum, step, *, lr, lr_decay=0.0, weight_decay=0.0,
+                   eps=1e-10, maximize=False):
+    """adagrad_update(param, grad, state_sum, step, *, lr, lr_decay=0.0, ...) -> param
+
+    One Adagrad step, in place, as torch.optim.Adagrad: step += 1; sum += g^2;
+    param -= lr / (1 + (step - 1) lr_decay) * g / (sqrt(sum) + eps).
+
+    >>> p, s, step = minflow.tensor([1.0]), minflow.zeros(1), minflow.tensor(0.0)
+    >>> round(minflow.ops.optim.adagrad_update(p, minflow.tensor([2.0]), s, step,
+    ...                                        lr=0.5).item(), 4)
+    0.5
+    """
+    return _run(ADAGRAD_UPDATE, (param, grad, state_sum, step), {
+        "lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay, "eps": eps,
+        "maximize": maximize}, (0, 2, 3))

@@ -1,0 +1,23 @@
+"""Optimizers and learning-rate schedulers, as torch.optim.
+
+Each optimizer holds its state per parameter and calls one update op per parameter
+(minflow/ops/optim.py) under no_grad; the op's kernel updates the parameter and the state
+in place.
+
+>>> w = minflow.tensor([3.0], requires_grad=True)
+>>> opt = minflow.optim.SGD([w], lr=0.25)
+>>> for _ in range(2):
+...     opt.zero_grad()
+...     (w * w).sum().backward()
+...     opt.step()
+>>> w.item()
+0.75
+"""
+from . import lr_scheduler
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]

@@ -1,0 +1,63 @@
+"""Adagrad, as torch.optim.Adagrad."""
+from ..core.namespace import F
+from ..ops.optim import ADAGRAD_UPDATE, group_attrs, adagrad_update
+from .optimizer import Optimizer, scalar_dtype
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+    eps=1e-10, *, maximize=False)
+
+    sum += g^2; param -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(sum) + eps). State per
+    parameter, made at construction as torch does: ``step`` and ``sum`` (filled with
+    initial_accumulator_value; NOTE: torch's default's, not a group's own value).
+
+    >>> w = minflow.tensor([1.0], requires_grad=True)
+    >>> opt = minflow.optim.Adagrad([w], lr=0.5)
+    >>> w.grad = minflow.tensor([2.0])
+    >>> opt.step()
+    >>> round(w.item(), 4)
+    0.5
+    """
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
+                 initial_accumulator_value=0, eps=1e-10, *, maximize=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: "
+                             f"{initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                    "initial_accumulator_value": initial_accumulator_value,
+                    "maximize": maximize}
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p)
+
+    def _init_state(self, p):
+        state = self.state[p]
+        state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
+        state["sum"] = F.full_like(p, self.defaults["initial_accumulator_value"])
+
+    def _update_group(self, group):
+        attrs = group_attrs(ADAGRAD_UPDATE, {
+            "lr": group["lr"], "lr_decay": group["lr_decay"],
+            "weight_decay": group["weight_decay"], "eps": group["eps"],
+            "maximize": group["maximize"]})
+        for p in group["params"]:
+            grad = p.grad
+            if grad is None:
+                continue
+            state = self.state[p]
+            if not state:
+                self._init_state(p)
+            adagrad_update(p, grad, state["sum"], state["step"], **attrs)

@@ -1,0 +1,84 @@
+"""Adam and AdamW, as torch.optim.Adam / AdamW: one op, ``adam_update``, for both."""
+from ..core.namespace import F
+from ..ops.optim import ADAM_UPDATE, group_attrs, adam_update
+from .optimizer import Optimizer, scalar_dtype
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+    maximize=False, decoupled_weight_decay=False)
+
+    m = beta1 m + (1 - beta1) g; v = beta2 v + (1 - beta2) g^2 (vmax = max(vmax, v) with
+    amsgrad, used in place of v); param -= lr / (1 - beta1^t) * m / (sqrt(v / (1 - beta2^t))
+    + eps). weight_decay adds weight_decay * param to g, or with decoupled_weight_decay
+    (AdamW) scales param by 1 - lr * weight_decay first. State per parameter: ``step`` (a
+    0-d float32 tensor, as torch), ``exp_avg``, ``exp_avg_sq``, ``max_exp_avg_sq``.
+
+    >>> w = minflow.tensor([1.0, -1.0], requires_grad=True)
+    >>> opt = minflow.optim.Adam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> [round(x, 4) for x in w.tolist()], opt.state[w]["step"].item()
+    ([0.9, -0.9], 1.0)
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, maximize=False, decoupled_weight_decay=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+
+    def _update_group(self, group):
+        amsgrad = group["amsgrad"]
+        attrs = group_attrs(ADAM_UPDATE, {
+            "lr": group["lr"], "betas": tuple(group["betas"]), "eps": group["eps"],
+            "weight_decay": group["weight_decay"], "amsgrad": amsgrad,
+            "maximize": group["maximize"],
+            "decoupled_weight_decay": group["decoupled_weight_decay"]})
+        for p in group["params"]:
+            grad = p.grad
+            if grad is None:
+                continue
+            state = self.state[p]
+            if not state:
+                state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
+                state["exp_avg"] = F.zeros_like(p)
+                state["exp_avg_sq"] = F.zeros_like(p)
+                if amsgrad:
+                    state["max_exp_avg_sq"] = F.zeros_like(p)
+            adam_update(p, grad, state["exp_avg"], state["exp_avg_sq"],
+                        state.get("max_exp_avg_sq"), state["step"], **attrs)
+
+
+class AdamW(Adam):
+    """AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+    amsgrad=False, *, maximize=False)
+
+    Adam with decoupled weight decay: param *= 1 - lr * weight_decay, then Adam's step
+    without weight decay in the gradient.
+
+    >>> w = minflow.tensor([1.0], requires_grad=True)
+    >>> opt = minflow.optim.AdamW([w], lr=0.1, weight_decay=0.5)
+    >>> w.grad = minflow.tensor([0.0])
+    >>> opt.step()
+    >>> round(w.item(), 4)
+    0.95
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         decoupled_weight_decay=True)

@@ -1,0 +1,61 @@
+"""RMSprop (centered, with momentum), as torch.optim.RMSprop."""
+from ..core.namespace import F
+from ..ops.optim import RMSPROP_UPDATE, group_attrs, rmsprop_update
+from .optimizer import Optimizer, scalar_dtype
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+    centered=False, *, maximize=False)
+
+    v = alpha v + (1 - alpha) g^2; avg = sqrt(v - gavg^2) + eps if centered (gavg the running
+    mean of g) else sqrt(v) + eps; with momentum, buf = momentum buf + g / avg and
+    param -= lr buf, else param -= lr g / avg. State per parameter: ``step``,
+    ``square_avg``, ``momentum_buffer`` (momentum > 0), ``grad_avg`` (centered).
+
+    >>> w = minflow.tensor([1.0], requires_grad=True)
+    >>> opt = minflow.optim.RMSprop([w], lr=0.01)
+    >>> w.grad = minflow.tensor([1.0])
+    >>> opt.step()
+    >>> round(w.item(), 4)
+    0.9
+    """
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, *, maximize=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
+                    "centered": centered, "weight_decay": weight_decay, "maximize": maximize}
+        super().__init__(params, defaults)
+
+    def _update_group(self, group):
+        momentum, centered = group["momentum"], group["centered"]
+        attrs = group_attrs(RMSPROP_UPDATE, {
+            "lr": group["lr"], "alpha": group["alpha"], "eps": group["eps"],
+            "weight_decay": group["weight_decay"], "momentum": momentum,
+            "centered": centered, "maximize": group["maximize"]})
+        for p in group["params"]:
+            grad = p.grad
+            if grad is None:
+                continue
+            state = self.state[p]
+            if not state:
+                state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
+                state["square_avg"] = F.zeros_like(p)
+                if momentum > 0:
+                    state["momentum_buffer"] = F.zeros_like(p)
+                if centered:
+                    state["grad_avg"] = F.zeros_like(p)
+            rmsprop_update(p, grad, state["square_avg"], state.get("grad_avg"),
+                           state.get("momentum_buffer"), state["step"], **attrs)

@@ -1,0 +1,160 @@
+"""Learning-rate schedulers: 30 steps side by side with torch's (exact equality), with
+two param groups, plus state_dict round trips and the step-order warning."""
+import warnings
+
+import pytest
+
+import minflow
+from minflow.optim import lr_scheduler
+
+torch = pytest.importorskip("torch")
+
+STEPS = 30
+
+
+def _schedulers(module):
+    return {
+        "StepLR": lambda opt: module.StepLR(opt, step_size=4, gamma=0.5),
+        "MultiStepLR": lambda opt: module.MultiStepLR(opt, milestones=[3, 7, 7, 20], gamma=0.3),
+        "ExponentialLR": lambda opt: module.ExponentialLR(opt, gamma=0.9),
+        "CosineAnnealingLR": lambda opt: module.CosineAnnealingLR(opt, T_max=10, eta_min=0.01),
+        "LambdaLR": lambda opt: module.LambdaLR(opt, [lambda e: 1 / (e + 1),
+                                                      lambda e: 0.95 ** e]),
+        "LinearLR": lambda opt: module.LinearLR(opt, start_factor=0.25, end_factor=0.9,
+                                                total_iters=12),
+        "OneCycleLR-cos": lambda opt: module.OneCycleLR(opt, max_lr=[1.0, 0.5],
+                                                        total_steps=STEPS + 1),
+        "OneCycleLR-linear": lambda opt: module.OneCycleLR(
+            opt, max_lr=0.8, epochs=4, steps_per_epoch=8, anneal_strategy="linear",
+            pct_start=0.25, div_factor=10.0, final_div_factor=100.0),
+        "OneCycleLR-three-phase": lambda opt: module.OneCycleLR(
+            opt, max_lr=1.0, total_steps=STEPS + 1, three_phase=True, base_momentum=0.8,
+            max_momentum=[0.9, 0.99]),
+        "OneCycleLR-no-momentum": lambda opt: module.OneCycleLR(
+            opt, max_lr=1.0, total_steps=STEPS, cycle_momentum=False),
+    }
+
+
+def _optimizers(module, name):
+    def make(params):
+        groups = [{"params": params[:1]}, {"params": params[1:], "lr": 0.05}]
+        if name == "Adam":
+            return module.Adam(groups, lr=0.1)
+        return module.SGD(groups, lr=0.1, momentum=0.9)
+    return make
+
+
+def _run(module, tensor, scheduler, optimizer):
+    params = [tensor([1.0], requires_grad=True), tensor([2.0], requires_grad=True)]
+    opt = _optimizers(module.optim, optimizer)(params)
+    sched = _schedulers(module.optim.lr_scheduler)[scheduler](opt)
+    seen = [(sched.get_last_lr(), _momenta(opt))]
+    for _ in range(STEPS):
+        opt.step()
+        sched.step()
+        seen.append((sched.get_last_lr(), _momenta(opt)))
+    return seen, sched
+
+
+def _momenta(opt):
+    return [g.get("momentum", g.get("betas")) for g in opt.param_groups]
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam"])
+@pytest.mark.parametrize("scheduler", sorted(_schedulers(lr_scheduler)))
+def test_lr_sequence_matches_torch(scheduler, optimizer):
+    got, _ = _run(minflow, minflow.tensor, scheduler, optimizer)
+    expected, _ = _run(torch, torch.tensor, scheduler, optimizer)
+    assert got == expected
+
+
+def _plateau(module, tensor, metrics, **options):
+    opt = module.optim.SGD([tensor([1.0], requires_grad=True)], lr=1.0)
+    sched = module.optim.lr_scheduler.ReduceLROnPlateau(opt, **options)
+    lrs = []
+    for metric in metrics:
+        sched.step(metric)
+        lrs.append(sched.get_last_lr())
+    return lrs
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"patience": 2, "factor": 0.5}, {"mode": "max", "patience": 1, "cooldown": 2},
+    {"threshold_mode": "abs", "threshold": 0.1, "patience": 0, "min_lr": 0.05},
+])
+def test_reduce_lr_on_plateau_matches_torch(options):
+    metrics = [1.0, 0.9, 0.95, 0.95, 0.89, 0.9, 1.2, 0.5] + [0.5] * 12 + [0.7, 0.3] * 5
+    assert _plateau(minflow, minflow.tensor, metrics, **options) == \
+        _plateau(torch, torch.tensor, metrics, **options)
+
+
+@pytest.mark.parametrize("scheduler", ["StepLR", "MultiStepLR", "ExponentialLR",
+                                       "CosineAnnealingLR", "LinearLR"])
+def test_step_with_epoch_uses_the_closed_form_as_torch(scheduler):
+    results = []
+    for module, tensor in ((minflow, minflow.tensor), (torch, torch.tensor)):
+        params = [tensor([1.0], requires_grad=True), tensor([2.0], requires_grad=True)]
+        opt = _optimizers(module.optim, "SGD")(params)
+        sched = _schedulers(module.optim.lr_scheduler)[scheduler](opt)
+        opt.step()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for epoch in (5, 2, 17):
+                sched.step(epoch)
+                results.append(sched.get_last_lr())
+    assert results[:3] == results[3:]
+
+
+@pytest.mark.parametrize("scheduler", ["StepLR", "CosineAnnealingLR", "OneCycleLR-cos",
+                                       "LambdaLR"])
+def test_state_dict_round_trip(scheduler):
+    _, first = _run(minflow, minflow.tensor, scheduler, "SGD")
+    state = first.state_dict()
+    assert "optimizer" not in state and state["last_epoch"] == STEPS
+    params = [minflow.tensor([1.0], requires_grad=True), minflow.tensor([2.0],
+                                                                        requires_grad=True)]
+    opt = _optimizers(minflow.optim, "SGD")(params)
+    second = _schedulers(lr_scheduler)[scheduler](opt)
+    second.load_state_dict(state)
+    assert second.last_epoch == STEPS and second.get_last_lr() == first.get_last_lr()
+    assert second.base_lrs == first.base_lrs
+
+
+def test_initial_lr_and_base_lrs():
+    opt = minflow.optim.SGD([{"params": [minflow.zeros(1, requires_grad=True)], "lr": 0.3}])
+    sched = lr_scheduler.StepLR(opt, step_size=1)
+    assert opt.param_groups[0]["initial_lr"] == 0.3 and sched.base_lrs == [0.3]
+    assert sched.last_epoch == 0 and sched.get_last_lr() == [0.3]
+    with pytest.raises(KeyError, match="initial_lr"):
+        lr_scheduler.StepLR(minflow.optim.SGD([minflow.zeros(1, requires_grad=True)]),
+                            step_size=1, last_epoch=3)
+
+
+def test_warns_when_scheduler_steps_before_optimizer():
+    opt = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=0.1)
+    sched = lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    with pytest.warns(UserWarning, match=r"`lr_scheduler.step\(\)` before `optimizer.step\(\)`"):
+        sched.step()
+    with pytest.warns(UserWarning, match="please use `get_last_lr\\(\\)`"):
+        sched.get_lr()
+
+
+def test_errors():
+    opt = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=0.1)
+    with pytest.raises(TypeError, match="list is not an Optimizer"):
+        lr_scheduler.StepLR([], step_size=1)
+    with pytest.raises(ValueError, match="Expected 1 lr_lambdas, but got 2"):
+        lr_scheduler.LambdaLR(opt, [lambda e: 1, lambda e: 1])
+    with pytest.raises(ValueError, match="You must define either total_steps OR"):
+        lr_scheduler.OneCycleLR(opt, max_lr=1.0)
+    with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
+        lr_scheduler.OneCycleLR(minflow.optim.Adagrad([minflow.zeros(1, requires_grad=True)]),
+                                max_lr=1.0, total_steps=5)
+    sched = lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=2)
+    opt.step()
+    sched.step()
+    sched.step()
+    with pytest.raises(ValueError, match="Tried to step 3 times"):
+        sched.step()
+    with pytest.raises(ValueError, match="Factor should be < 1.0"):
+        lr_scheduler.ReduceLROnPlateau(opt, factor=1.0)
