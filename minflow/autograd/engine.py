@@ -5,6 +5,7 @@ inputs), so a node runs once every node that feeds it gradients has run. Gradien
 arriving at one output are summed; leaf nodes accumulate into ``.grad``;
 ``autograd.grad`` captures gradients instead.
 """
+import sys
 import warnings
 from heapq import heappop, heappush
 
@@ -77,10 +78,11 @@ def _run(roots, retain_graph, create_graph, captures=None):
                     _pre_hooks(node, grads, captures, create_graph)
                 if node.__class__ is AccumulateGrad:
                     if captures is None:
-                        _accumulate_leaf(node.leaf_ref(), grads[0], create_graph)
+                        _accumulate_leaf(node.leaf_ref(), *_take_grad(grads), create_graph)
                     continue
                 grads_in = _apply(node, grads)
             _route(node, grads_in, pending, ready)
+            grads_in = None             # the grads live on in their slots only: _take_grad
             if not retain_graph:
                 node.release()
 
@@ -126,7 +128,7 @@ def _apply(node, grads):
     """Run the node's grad function: its input grads, one per edge."""
     try:
         if len(grads) == 1:
-            result = node.fn.apply(node.ctx, grads[0])
+            result = node.fn.apply(node.ctx, *grads)
         else:
             if node.ctx.materialize_grads:
                 for nr, (shape, dtype, device) in enumerate(node.out_meta):
@@ -155,19 +157,16 @@ def _route(node, grads_in, pending, ready):
 
     A None grad still marks the producer due to run, so that it is visited and released.
     """
-    for i, edge in enumerate(node.next_edges):
+    for edge, g in zip(node.next_edges, grads_in):
         if edge is None:
             continue
         child, nr = edge
-        g = grads_in[i]
         if g is not None:
-            shape, dtype, _ = child.out_meta[nr]
-            if g._data.shape != shape:
-                raise RuntimeError(f"{node.name()} returned an invalid gradient at index {i}: "
-                                   f"got shape {list(g.shape)} but expected shape "
-                                   f"{list(shape)}")
-            if g.dtype is not dtype:
-                g = g.to(dtype)
+            meta = child.out_meta[nr]
+            if g._data.shape != meta[0]:
+                _invalid_grad(node, grads_in, g, meta[0])
+            if g.dtype is not meta[1]:
+                g = g.to(meta[1])
         # NOTE: _accumulate inlined: this runs once per edge of the graph
         slots = pending.get(child)
         if slots is None:
@@ -175,6 +174,12 @@ def _route(node, grads_in, pending, ready):
             heappush(ready, (-child.seq, child))
         if g is not None:
             slots[nr] = g if slots[nr] is None else slots[nr] + g
+
+
+def _invalid_grad(node, grads_in, g, shape):
+    i = [x is g for x in grads_in].index(True)
+    raise RuntimeError(f"{node.name()} returned an invalid gradient at index {i}: got shape "
+                       f"{list(g.shape)} but expected shape {list(shape)}")
 
 
 def _check_finite(node, grads):
@@ -187,16 +192,37 @@ def _check_finite(node, grads):
                                f"{node.source or '<unknown source>'}")
 
 
-def _accumulate_leaf(leaf, g, create_graph):
+def _take_grad(slots):
+    """A leaf's grad, taken out of its slot, and whether ``.grad`` may take it over as it
+    is: nothing else refers to it or its array, and the array owns its memory, so no other
+    tensor, view, saved tensor or hook's keepsake can see a change to it (as torch's
+    AccumulateGrad steals a grad nobody else holds).
+
+    NOTE: CPython refcounts: 2 is the local ``g`` (or ``g._data``) + getrefcount's argument.
+    tests/core/test_autograd.py checks both ways (taken over; copied when shared).
+    """
+    g = slots[0]
+    slots[0] = None
+    sole = (g is not None and getattr(g._data, "base", True) is None
+            and sys.getrefcount(g) <= 2 and sys.getrefcount(g._data) <= 2)
+    return g, sole
+
+
+def _accumulate_leaf(leaf, g, sole, create_graph):
+    """Add ``g`` to ``leaf.grad``. Outside create_graph, grad mode is off here: a copy has
+    no grad_fn, and an existing ``.grad`` is added to in place, as torch does."""
     if leaf is None or g is None:
         return
-    if leaf.grad is None:
+    grad = leaf._grad
+    if grad is None:
         # NOTE: the grad may share storage with other grads (add passes one tensor to
-        # both inputs) or be an expand view; a copy keeps in-place changes to .grad
-        # local. Outside create_graph, grad mode is off here, so the copy has no grad_fn.
-        leaf.grad = g if create_graph else F.clone(g)
+        # both inputs) or be an expand view; a copy, unless ``sole`` (see _take_grad),
+        # keeps in-place changes to .grad local.
+        leaf.grad = g if create_graph or sole else F.clone(g)
+    elif create_graph:
+        leaf.grad = grad + g
     else:
-        leaf.grad = leaf.grad + g
+        grad.add_(g)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -209,7 +235,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         found = grad(outputs, inputs, grad_tensors, retain_graph, create_graph,
                      allow_unused=True)
         for t, g in zip(inputs, found):
-            _accumulate_leaf(t, g, create_graph)
+            _accumulate_leaf(t, g, False, create_graph)
         return
     _run(_root_grads(outputs, grad_tensors, "backward"), retain_graph, create_graph)
 

@@ -82,6 +82,7 @@ class GradContext:
         this node (array, counter, value, output number).
         """
         saved = []
+        outputs = self._outputs
         for t in tensors:
             if t is None:
                 saved.append(None)
@@ -90,7 +91,7 @@ class GradContext:
             if counter is None:
                 counter = t._version = [0]        # views and in-place ops bump it
             nr = -1
-            for i, out in enumerate(self._outputs):
+            for i, out in enumerate(outputs):
                 if out is t:
                     nr = i
                     break
@@ -141,6 +142,7 @@ class GradContext:
 # those of all nodes it sends gradients to: the engine runs nodes highest first, with no
 # dependency counting pass (as PyTorch's sequence_nr).
 _sequence = itertools.count()
+_next_seq = _sequence.__next__
 
 
 class Node:
@@ -154,13 +156,15 @@ class Node:
                  "source", "seq", "__weakref__")
 
     def __init__(self, fn, op_name, next_edges, out_meta):
-        self.fn, self.op_name, self.next_edges = fn, op_name, next_edges
+        self.fn = fn
+        self.op_name = op_name
+        self.next_edges = next_edges
         self.out_meta = out_meta      # (shape, dtype, device) per output, for zero grads
         self.ctx = None
         self.hooks = None             # {output_nr: [hook, ...]}
         self.retained = None          # {output_nr: weakref to tensor}
         self.source = None            # user's source line, under detect_anomaly
-        self.seq = next(_sequence)
+        self.seq = _next_seq()
 
     def name(self):
         return self.fn.node_name(self.ctx)
@@ -255,17 +259,23 @@ def record(op, inputs, attrs, outputs):
             needs.append(False)
     if len(outputs) == 1:
         out = outputs[0]
-        out_meta = ((out._data.shape, out.dtype, out.device),)
-    else:
-        out_meta = tuple([(o._data.shape, o.dtype, o.device) for o in outputs])
-    node = Node(fn, op.name, tuple(edges), out_meta)
-    ctx = node.ctx = GradContext(node, tuple(needs), outputs)
-    fn.capture(ctx, inputs, outputs, attrs)
-    ctx._outputs = None
-    for nr, out in enumerate(outputs):
+        node = Node(fn, op.name, tuple(edges), ((out._data.shape, out.dtype, out.device),))
+        ctx = node.ctx = GradContext(node, tuple(needs), outputs)
+        fn.capture(ctx, inputs, outputs, attrs)
+        ctx._outputs = None
         if out.dtype.is_floating_point:
             out._requires_grad = True
-            out._grad_fn, out._output_nr = node, nr
+            out._grad_fn = node         # _output_nr stays 0
+    else:
+        node = Node(fn, op.name, tuple(edges),
+                    tuple([(o._data.shape, o.dtype, o.device) for o in outputs]))
+        ctx = node.ctx = GradContext(node, tuple(needs), outputs)
+        fn.capture(ctx, inputs, outputs, attrs)
+        ctx._outputs = None
+        for nr, out in enumerate(outputs):
+            if out.dtype.is_floating_point:
+                out._requires_grad = True
+                out._grad_fn, out._output_nr = node, nr
     if _anomaly[0]:
         node.source = user_source_line()
     return node

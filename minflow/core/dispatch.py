@@ -20,7 +20,7 @@ from .device import MetaArray, check_available, cuda_context
 from .grad_mode import state as grad_state
 from .tensor import Tensor
 
-__all__ = ["apply", "Interpreter", "EagerInterpreter", "set_interpreter", "current_interpreter",
+__all__ = ["apply", "run_into", "Interpreter", "EagerInterpreter", "set_interpreter", "current_interpreter",
            "OpError"]
 
 # NOTE: torch never warns for x / 0, log(0) or overflow; numpy does, attributed to the
@@ -52,8 +52,43 @@ def apply(op, inputs, attrs):
         # NOTE: `f(*a, **{})` still builds a kwargs dict; most hot ops have no attrs.
         metas = op.infer(*inputs, **attrs) if attrs else op.infer(*inputs)
     except _ERRORS as err:
-        raise _named(err, op.name) from None
+        raise _interpreter[0].op_error(op, inputs, _named(err, op.name)) from None
     return _interpreter[0].run(op, inputs, attrs, metas)
+
+
+def run_into(op, inputs, attrs, target):
+    """Write ``op``'s result straight into ``target``'s array, for in-place ops outside
+    autograd (the caller checks that nothing is recorded). True if done; False, with nothing
+    done, where this shortcut does not apply: then the caller runs the op out of place and
+    copies the result in (one allocation and one pass over memory more).
+
+    It applies to a cpu ufunc kernel whose tensor inputs all have target's device and dtype
+    and whose result has target's shape and dtype, with target writable.
+    """
+    if attrs or not op.fast or op.check is not None or target.device is not _CPU:
+        return False
+    dtype = target.dtype
+    for x in inputs:
+        if isinstance(x, Tensor) and (x.device is not _CPU or x.dtype is not dtype):
+            return False
+    kernel = op.kernel_cache.get(dtype)
+    if kernel is None:
+        try:
+            kernel = _select(op, _CPU, dtype, inputs, attrs)
+        except RuntimeError:
+            return False
+    if kernel.__class__ is not _ufunc or not target._data.flags.writeable:
+        return False
+    try:
+        metas = op.infer(*inputs)
+    except _ERRORS:
+        return False            # the general path raises the op's own error
+    if metas[1] is not dtype or metas[0] != target._data.shape:
+        return False
+    kernel(*[x._data if isinstance(x, Tensor) else x for x in inputs], out=target._data)
+    if target._version is not None:
+        target._version[0] += 1
+    return True
 
 
 def _named(err, name):
@@ -68,6 +103,10 @@ class Interpreter:
 
     def run(self, op, inputs, attrs, metas):
         raise NotImplementedError
+
+    def op_error(self, op, inputs, err):
+        """The error to raise for a failed check or inference (graph mode adds where)."""
+        return err
 
 
 class EagerInterpreter(Interpreter):
@@ -255,6 +294,7 @@ def _cast(array, dtype, compute, promote):
 
 _SCALARS = (np.generic, int, float, bool)
 _ndarray = np.ndarray
+_ufunc = np.ufunc
 _DType = dtypes.DType
 _make = Tensor._make
 _CPU = None

@@ -4,7 +4,7 @@ that Tensor's operators and methods look functions up in.
 ``F`` holds every public function by name (``F.add``, ``F.exp`` ...); Tensor operators
 call through it, so ops can be defined after the Tensor class without import cycles.
 """
-from .dispatch import apply
+from .dispatch import apply, run_into
 from .namespace import F
 from .inplace import inplace as _inplace, write_out
 
@@ -68,14 +68,25 @@ def generate_function(op, name=None, method=False, doc=None, out=False, inplace=
     fn.__module__ = "minflow"
     public(fn, name=fname, method=method)
     if inplace:
-        make_inplace(fn, fname + "_")
+        make_inplace(fn, fname + "_", None if op.attrs else _writer(op))
     return fn
 
 
-def make_inplace(fn, name):
-    """Register ``name`` (e.g. ``exp_``) as function and Tensor method: ``fn`` then write back."""
+def _writer(op):
+    """The ``direct`` in-place writer of an op without attrs, self its first input."""
+    def direct(self, *args, **kwargs):
+        return not kwargs and run_into(op, (self, *args), {}, self)
+    return direct
+
+
+def make_inplace(fn, name, direct=None):
+    """Register ``name`` (e.g. ``exp_``) as function and Tensor method: ``fn`` then write back.
+
+    ``direct(self, *args, **kwargs) -> bool``, where given, is tried first outside autograd:
+    it writes the result into self itself, or returns False (see ``dispatch.run_into``).
+    """
     def method(self, *args, **kwargs):
-        return _inplace(fn, name, self, *args, **kwargs)
+        return _inplace(fn, name, self, *args, _direct=direct, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place version of :func:`{fn.__name__}`."
     return public(method, name=name, method=True)

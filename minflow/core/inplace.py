@@ -40,10 +40,13 @@ def _any_requires_grad(args):
     return False
 
 
-def inplace(fn, name, self, *args, **kwargs):
-    """Run ``fn(self, *args, **kwargs)`` and store the result in ``self``; return ``self``."""
+def inplace(fn, name, self, *args, _direct=None, **kwargs):
+    """Run ``fn(self, *args, **kwargs)`` and store the result in ``self``; return ``self``.
+
+    ``_direct``: see ``functional.make_inplace``."""
     if not isinstance(self, Tensor):
         raise TypeError(f"{name}: expected a Tensor, got {type(self).__name__}")
+    _refuse_lazy(self, args, name)
     base = self._base
     if base is not None:
         _check_no_overlap(self, name)
@@ -51,7 +54,8 @@ def inplace(fn, name, self, *args, **kwargs):
         self._requires_grad or (base is not None and base._requires_grad)
         or _any_requires_grad(args))
     if not recording:
-        _write(self, fn(self, *args, **kwargs), name)
+        if _direct is None or not _direct(self, *args, **kwargs):
+            _write(self, fn(self, *args, **kwargs), name)
         return self
     if self._requires_grad and self._grad_fn is None:
         raise RuntimeError(f"{name}: a leaf Variable that requires grad is being used in "
@@ -76,6 +80,13 @@ def inplace(fn, name, self, *args, **kwargs):
         # as in torch, self still requires grad, and its old value gets zero gradient
         _make_node(self, _OVERWRITTEN, name, (src,), op_name=name.rstrip("_"))
     return self
+
+
+def _refuse_lazy(self, args, name):
+    """Graph mode (minflow.graph) has no in-place ops yet: its error, for a lazy tensor."""
+    for t in (self, *args):
+        if isinstance(t, Tensor) and getattr(t._data, "is_lazy", False):
+            raise t._data.error(name)
 
 
 def _snapshot(self):

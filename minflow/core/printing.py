@@ -121,6 +121,9 @@ def _suffixes(t, numel):
 def tensor_repr(t):
     """PyTorch-style repr, with device, size, dtype and autograd details where they are not
     the defaults."""
+    if getattr(t._data, "is_lazy", False):      # graph mode: no values (minflow.graph.lazy)
+        return f"tensor(<graph value {t._data.value!r}>, size={tuple(t.shape)}, " \
+               f"dtype={t.dtype!r}{', requires_grad=True' if t.requires_grad else ''})"
     prefix = "tensor("
     indent = len(prefix)
     numel = t.numel()

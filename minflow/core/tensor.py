@@ -200,6 +200,9 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see autograd.backward)."""
+        if getattr(self._data, "is_lazy", False):       # graph mode: backward adds grad ops
+            from ..graph.autodiff import graph_backward
+            return graph_backward(self, gradient, retain_graph, create_graph, inputs)
         from ..autograd.engine import backward
         backward(self, gradient, retain_graph, create_graph, inputs)
 
@@ -256,6 +259,7 @@ class Tensor:
     # -- data access -------------------------------------------------------------------
     def numpy(self):
         """The data as a numpy array (shares memory for cpu tensors)."""
+        _refuse_lazy(self, "numpy")
         if self._requires_grad:
             raise RuntimeError("numpy: can't call numpy() on a tensor that requires grad; "
                                "use tensor.detach().numpy()")
@@ -266,6 +270,7 @@ class Tensor:
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
+        _refuse_lazy(self, "item")
         if self.device.type == "meta":
             raise RuntimeError("item: a meta tensor has no data")
         if self._data.size != 1:
@@ -275,6 +280,7 @@ class Tensor:
 
     def tolist(self):
         """The data as nested Python lists (a number for a 0-dim tensor)."""
+        _refuse_lazy(self, "tolist")
         if self.device.type == "meta":
             raise RuntimeError("tolist: a meta tensor has no data")
         return to_numpy(self._data).tolist()
@@ -290,12 +296,14 @@ class Tensor:
         return (self[i] for i in range(self._data.shape[0]))
 
     def __bool__(self):
+        _refuse_lazy(self, "bool")
         if self._data.size != 1:
             raise RuntimeError(f"Boolean value of Tensor with {self._data.size} elements is "
                                f"ambiguous")
         return bool(self.item())
 
     def __float__(self):
+        _refuse_lazy(self, "float")
         return float(self.item())
 
     def __int__(self):
@@ -445,6 +453,13 @@ class _HookHandle:
     def remove(self):
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+
+def _refuse_lazy(t, where):
+    """Graph-mode tensors (data a minflow.graph LazyArray) have no values while their graph
+    is built: raise the graph module's error saying what to do instead."""
+    if getattr(t._data, "is_lazy", False):
+        raise t._data.error(where)
 
 
 def _wrap_dim(dim, ndim, where):

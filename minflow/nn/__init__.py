@@ -5,5 +5,6 @@ from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import init
 from . import utils
+from .graph import Graph
 
-__all__ = ["functional", "init", "utils", "Parameter"] + _modules_all
+__all__ = ["functional", "init", "utils", "Parameter", "Graph"] + _modules_all

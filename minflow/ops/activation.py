@@ -71,6 +71,9 @@ def _relu_infer(input):
 
 
 RELU = define_op("relu", ["input"], infer=_relu_infer, traits=EW, doc="max(x, 0).")
+# one kernel where mul(grad_out, gt(out, 0)) would run two and cast the mask to float
+RELU_GRAD = define_op("relu_grad", ["grad_out", "output"], infer=_grad_infer, traits=EW,
+                      doc="grad_out * (output > 0), output = relu(x): relu's backward.")
 
 
 @public(method=True)

@@ -4,7 +4,7 @@ Each op is declared once here; kernels live in kernels/generic/elementwise.py an
 functions in autograd/grads/elementwise.py.
 """
 from ..core import dtype as dtypes
-from ..core.dispatch import apply
+from ..core.dispatch import apply, run_into
 from ..core.functional import generate_function, make_inplace, public, tensor_method
 from ..core.inplace import write_out
 from ..core.namespace import F
@@ -185,8 +185,17 @@ def sub(input, other, *, alpha=1, out=None):
     return result if out is None else write_out(result, out, "sub")
 
 
-make_inplace(add, "add_")
-make_inplace(sub, "sub_")
+def _into(op, name):
+    """add_ / sub_ outside autograd: the kernel writes into self (see dispatch.run_into)."""
+    def direct(self, other, *, alpha=1):
+        if alpha != 1 or isinstance(alpha, bool):
+            other = _scaled(name, self, other, alpha)
+        return run_into(op, (self, other), {}, self)
+    return direct
+
+
+make_inplace(add, "add_", _into(_add_op, "add"))
+make_inplace(sub, "sub_", _into(_sub_op, "sub"))
 public(sub, name="subtract")
 public(F.mul, name="multiply")
 

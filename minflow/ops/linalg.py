@@ -177,10 +177,27 @@ def linear(input, weight, bias=None):
     """
     if weight.ndim == 1:
         out = matmul(input, weight)
-    else:
-        _check_ndim("linear", "weight", weight, 2)
-        out = apply(MATMUL, (input, weight), {"transpose_other": True})
-    return out if bias is None else F.add(out, bias)
+        return out if bias is None else F.add(out, bias)
+    _check_ndim("linear", "weight", weight, 2)
+    if bias is None or (bias.shape == (weight.shape[0],) and bias.dtype is weight.dtype):
+        return apply(LINEAR, (input, weight, bias), {})
+    return F.add(apply(MATMUL, (input, weight), {"transpose_other": True}), bias)
+
+
+def _linear_infer(input, weight, bias):
+    shape, dtype = _matmul_infer(input, weight, False, True)
+    if bias is not None and bias._data.shape != (weight._data.shape[0],):
+        raise RuntimeError(f"linear: expected bias of shape [{weight._data.shape[0]}] "
+                           f"(out_features), got {list(bias._data.shape)}")
+    return shape, dtype
+
+
+# NOTE: its own op (not matmul + add) for speed: the kernel adds the bias in place, and
+# backward runs three ops (two matmuls and a sum) with no broadcasting to undo.
+LINEAR = define_op(
+    "linear", ["input", "weight", Input("bias", optional=True)], infer=_linear_infer,
+    traits=("opaque", "no_side_effect"),
+    doc="input @ weight^T + bias, weight (out_features, in_features), bias (out_features).")
 
 
 def _parse_einsum(equation, operands):

@@ -1,7 +1,7 @@
 """Adagrad, as torch.optim.Adagrad."""
 from ..core.namespace import F
 from ..ops.optim import ADAGRAD_UPDATE, group_attrs, adagrad_update
-from .optimizer import Optimizer, scalar_dtype
+from .optimizer import Optimizer, check_nonnegative, scalar_dtype
 
 __all__ = ["Adagrad"]
 
@@ -24,17 +24,8 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, *, maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: "
-                             f"{initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_nonnegative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                          initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value,
                     "maximize": maximize}

@@ -1,7 +1,7 @@
 """Adam and AdamW, as torch.optim.Adam / AdamW: one op, ``adam_update``, for both."""
 from ..core.namespace import F
 from ..ops.optim import ADAM_UPDATE, group_attrs, adam_update
-from .optimizer import Optimizer, scalar_dtype
+from .optimizer import Optimizer, check_nonnegative, scalar_dtype
 
 __all__ = ["Adam", "AdamW"]
 
@@ -26,16 +26,12 @@ class Adam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, maximize=False, decoupled_weight_decay=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_nonnegative(lr=lr, eps=eps)
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_nonnegative(weight_decay=weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "amsgrad": amsgrad, "maximize": maximize,
                     "decoupled_weight_decay": decoupled_weight_decay}

@@ -201,3 +201,15 @@ def _copy_to(param, value, key):
 def scalar_dtype():
     """The dtype of a ``step`` state tensor: float64 if that is the default, else float32."""
     return dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
+
+
+def check_nonnegative(**values):
+    """Raise torch's ``Invalid <name>: <value>`` for a negative hyperparameter.
+
+    Keys name the hyperparameter as torch's message does: ``lr`` reads "learning rate",
+    ``eps`` "epsilon value", anything else "<name> value".
+    """
+    for name, value in values.items():
+        if not 0.0 <= value:
+            label = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")
+            raise ValueError(f"Invalid {label}: {value}")

@@ -1,7 +1,7 @@
 """RMSprop (centered, with momentum), as torch.optim.RMSprop."""
 from ..core.namespace import F
 from ..ops.optim import RMSPROP_UPDATE, group_attrs, rmsprop_update
-from .optimizer import Optimizer, scalar_dtype
+from .optimizer import Optimizer, check_nonnegative, scalar_dtype
 
 __all__ = ["RMSprop"]
 
@@ -25,16 +25,8 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, *, maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        check_nonnegative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay,
+                          alpha=alpha)
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                     "centered": centered, "weight_decay": weight_decay, "maximize": maximize}
         super().__init__(params, defaults)

@@ -1,7 +1,7 @@
 """SGD with momentum, dampening, nesterov, weight decay and maximize, as torch.optim.SGD."""
 from ..core.namespace import F
 from ..ops.optim import SGD_UPDATE, group_attrs, sgd_update
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_nonnegative
 
 __all__ = ["SGD"]
 
@@ -24,12 +24,7 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_nonnegative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,

@@ -302,3 +302,58 @@ def test_numpy_floating_point_warnings_do_not_reach_the_user():
     err = subprocess.run([sys.executable, "-W", "default", "-c", code], capture_output=True,
                          text=True, check=True).stderr
     assert err.count("RuntimeWarning") == 1 and "<string>:5" in err, err
+
+
+# ---- leaf gradients: taken over when nothing else holds them, added to in place -----------
+
+def _count_clones(monkeypatch):
+    from minflow.core.namespace import F
+    calls = []
+    clone = F.clone
+    monkeypatch.setattr(F, "clone", lambda *a, **k: calls.append(1) or clone(*a, **k))
+    return calls
+
+
+def test_leaf_takes_over_a_fresh_grad_without_copying(monkeypatch):
+    clones = _count_clones(monkeypatch)
+    x = minflow.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0] and not clones
+
+
+def test_leaf_copies_a_grad_held_elsewhere(monkeypatch):
+    clones = _count_clones(monkeypatch)
+    kept = []
+    x = minflow.ones(3, requires_grad=True)
+    x.register_hook(kept.append)
+    (x * 2).sum().backward()
+    assert len(clones) == 1 and x.grad is not kept[0]
+    x.grad.add_(1.0)
+    assert kept[0].tolist() == [2.0, 2.0, 2.0]
+    g0 = minflow.ones(3)
+    y = minflow.ones(3, requires_grad=True)
+    (y + 0).backward(g0)        # add's backward passes g0 itself along
+    y.grad.mul_(5)
+    assert g0.tolist() == [1.0, 1.0, 1.0] and y.grad.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_leaf_grad_accumulates_in_place_as_torch():
+    x = minflow.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    first = x.grad
+    (x * 3).sum().backward()
+    assert x.grad is first and first.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_inplace_add_writes_into_shared_storage():
+    a = np.zeros(3, np.float32)
+    t = minflow.from_numpy(a)
+    view = t[1:]
+    t.add_(minflow.ones(3), alpha=2)
+    t.sub_(minflow.ones(3))
+    t.mul_(3)
+    assert a.tolist() == [3.0, 3.0, 3.0] and view.tolist() == [3.0, 3.0]
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        minflow.ones(1).add_(minflow.ones(3))
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        minflow.ones(3, dtype=minflow.int64).add_(minflow.ones(3))

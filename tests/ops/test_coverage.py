@@ -9,8 +9,8 @@ from minflow.kernels.registry import registered_pairs
 OPS = minflow.ops.all_ops()
 
 # Fused grad ops whose double backward runs a composite of differentiable ops instead
-# (see autograd/grads/nn.py): they are never recorded on a tape.
-COMPOSITE_DOUBLE_BACKWARD = {"batch_norm_grad", "layer_norm_grad"}
+# (see autograd/grads/nn.py and loss.py): they are never recorded on a tape.
+COMPOSITE_DOUBLE_BACKWARD = {"batch_norm_grad", "layer_norm_grad", "cross_entropy_grad"}
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)

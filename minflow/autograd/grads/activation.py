@@ -4,7 +4,7 @@ import math
 
 from ...core.dispatch import apply
 from ...core.namespace import F
-from ...ops.activation import GELU_GRAD, LEAKY_RELU_GRAD
+from ...ops.activation import GELU_GRAD, LEAKY_RELU_GRAD, RELU_GRAD
 from ..node import GradFunction, register_grad
 
 
@@ -40,7 +40,20 @@ class ReluGrad(GradFunction):
 
     def apply(self, ctx, grad_out):
         (out,) = ctx.saved_tensors
-        return F.mul(grad_out, F.gt(out, 0))      # 0 at x == 0, as torch
+        return apply(RELU_GRAD, (grad_out, out), {})      # 0 at x == 0, as torch
+
+
+@register_grad("relu_grad")
+class ReluGradGrad(GradFunction):
+    """relu_grad is linear in grad_out, and piecewise constant in output."""
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.save_for_backward(inputs[1])
+
+    def apply(self, ctx, grad):
+        (out,) = ctx.saved_tensors
+        grad_grad_out = apply(RELU_GRAD, (grad, out), {})
+        return grad_grad_out, F.zeros_like(out) if ctx.needs_input_grad[1] else None
 
 
 @register_grad("gelu")

@@ -42,6 +42,33 @@ class MatmulGrad(GradFunction):
         return grad_a, grad_b
 
 
+@register_grad("linear")
+class LinearGrad(GradFunction):
+    """out = x W^T + b: grad_x = g W, grad_W = g^T x and grad_b = g summed over the rows,
+    with x and g flattened to rows ((*, in) -> (n, in)) for the last two."""
+
+    def node_name(self, ctx):
+        return "AddmmBackward0" if ctx.bias else "MmBackward0"    # torch's names
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        x, w, bias = inputs
+        need_x, need_w, _ = ctx.needs_input_grad
+        ctx.bias = bias is not None
+        ctx.save_for_backward(x if need_w else None, w if need_x else None)
+
+    def apply(self, ctx, grad_out):
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        grad_x = _mm(grad_out, w) if need_x else None
+        rows = grad_out if grad_out.ndim == 2 else grad_out.reshape(-1, grad_out.shape[-1])
+        grad_w = grad_b = None
+        if need_w:
+            grad_w = _mm(rows, x if x.ndim == 2 else x.reshape(-1, x.shape[-1]), True)
+        if need_b:
+            grad_b = F.sum(rows, 0)
+        return grad_x, grad_w, grad_b
+
+
 @register_grad("einsum")
 class EinsumGrad(GradFunction):
     """The grad of operand i is the einsum of grad_out with the other operands into

@@ -1,5 +1,8 @@
 """Grad functions of the loss ops, written with minflow ops so they differentiate again."""
+from ...core.dispatch import apply
+from ...core.grad_mode import state as grad_state
 from ...core.namespace import F
+from ...ops.loss import CROSS_ENTROPY_GRAD
 from ..node import GradFunction, register_grad
 from .util import sum_to
 
@@ -11,10 +14,28 @@ def _class_view(t, ndim, cdim):
     return F.reshape(t, tuple(shape))
 
 
+def _nll_input_grad(grad_out, target, weight, shape, dtype, ignore_index, reduction):
+    """d/d input[n, c] = -weight[t_n] * g_n where c == t_n (0 elsewhere and where ignored);
+    'mean' divides g by the summed kept weights."""
+    ndim = len(shape)
+    cdim = 1 if ndim >= 2 else 0
+    kept = F.ne(target, ignore_index)
+    safe = F.where(kept, target, 0)
+    classes = _class_view(F.arange(shape[cdim], device=target.device), ndim, cdim)
+    hits = F.eq(F.unsqueeze(safe, cdim), classes)
+    if weight is None:
+        picked = F.cast(kept, dtype)
+    else:
+        picked = F.sum(F.where(hits, _class_view(weight, ndim, cdim), 0.0), cdim)
+        picked = F.where(kept, picked, 0.0)
+    scale = F.div(grad_out, F.sum(picked)) if reduction == "mean" else grad_out
+    per_target = F.neg(F.mul(picked, scale))
+    return F.where(hits, F.unsqueeze(per_target, cdim), 0.0)
+
+
 @register_grad("nll_loss")
 class NllLossGrad(GradFunction):
-    """d/d input[n, c] = -weight[t_n] * g_n where c == t_n (0 elsewhere and where ignored);
-    'mean' divides g by the summed kept weights. The weight gets no gradient (as torch)."""
+    """The weight gets no gradient (as torch)."""
 
     def capture(self, ctx, inputs, outputs, attrs):
         input, target, weight = inputs
@@ -24,20 +45,39 @@ class NllLossGrad(GradFunction):
 
     def apply(self, ctx, grad_out):
         target, weight = ctx.saved_tensors
-        ndim = len(ctx.shape)
-        cdim = 1 if ndim >= 2 else 0
-        kept = F.ne(target, ctx.ignore_index)
-        safe = F.where(kept, target, 0)
-        classes = _class_view(F.arange(ctx.shape[cdim], device=target.device), ndim, cdim)
-        hits = F.eq(F.unsqueeze(safe, cdim), classes)
-        if weight is None:
-            picked = F.cast(kept, ctx.dtype)
-        else:
-            picked = F.sum(F.where(hits, _class_view(weight, ndim, cdim), 0.0), cdim)
-            picked = F.where(kept, picked, 0.0)
-        scale = F.div(grad_out, F.sum(picked)) if ctx.reduction == "mean" else grad_out
-        per_target = F.neg(F.mul(picked, scale))
-        return F.where(hits, F.unsqueeze(per_target, cdim), 0.0), None, None
+        return _nll_input_grad(grad_out, target, weight, ctx.shape, ctx.dtype,
+                               ctx.ignore_index, ctx.reduction), None, None
+
+
+@register_grad("cross_entropy")
+class CrossEntropyGrad(GradFunction):
+    """A plain backward runs the fused grad op on the saved log_prob. Under create_graph
+    (grad mode on in backward) it runs a composite of differentiable ops instead, on
+    log_prob as this node's output, so double backward works: log_softmax's backward
+    dx = g - softmax * sum(g) of g = nll_loss's input grad (+ log_prob's own grad, which
+    only double backward gives)."""
+
+    def node_name(self, ctx):
+        return "NllLossBackward0"       # torch's cross_entropy ends in nll_loss
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.materialize_grads = False
+        ctx.attrs = attrs
+        ctx.save_for_backward(outputs[1], inputs[1], inputs[2])
+
+    def apply(self, ctx, grad_out, grad_log_prob=None):
+        log_prob, target, weight = ctx.saved_tensors
+        if grad_log_prob is None and not grad_state.grad_enabled:
+            return apply(CROSS_ENTROPY_GRAD, (grad_out, log_prob, target, weight),
+                         dict(ctx.attrs)), None, None
+        cdim = 1 if log_prob.ndim >= 2 else 0
+        g = grad_log_prob
+        if grad_out is not None:
+            g_nll = _nll_input_grad(grad_out, target, weight, tuple(log_prob.shape),
+                                    log_prob.dtype, ctx.attrs["ignore_index"],
+                                    ctx.attrs["reduction"])
+            g = g_nll if g is None else F.add(g, g_nll)
+        return F.sub(g, F.mul(F.exp(log_prob), F.sum(g, cdim, keepdim=True))), None, None
 
 
 @register_grad("binary_cross_entropy")

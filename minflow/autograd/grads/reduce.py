@@ -2,6 +2,7 @@
 from ...core.dispatch import apply
 from ...core.namespace import F
 from ...ops.registry import get_op
+from ...ops.shape import EXPAND
 from ..node import GradFunction, register_grad
 
 
@@ -10,8 +11,8 @@ def expand_reduced(grad_out, shape, dims, keepdim):
     shape = tuple(shape)
     if not keepdim and dims == tuple(range(len(dims))):
         # NOTE: reduced leading dims (a full sum, say) come back by broadcasting alone
-        return F.expand(grad_out, shape)
-    return F.expand(_keep(grad_out, dims, keepdim), shape)
+        return apply(EXPAND, (grad_out,), {"shape": shape})
+    return apply(EXPAND, (_keep(grad_out, dims, keepdim),), {"shape": shape})
 
 
 @register_grad("sum")

@@ -24,6 +24,12 @@ def relu(xp, input):
     return xp.where(input < 0, input.dtype.type(0), input)
 
 
+@register_kernel("relu_grad", ("cpu", "cuda"), FLOATS)
+def relu_grad(xp, grad_out, output):
+    # NOTE: a product, not where(): several times faster on numpy (a NaN grad_out stays NaN)
+    return grad_out * (output > 0)
+
+
 def _axis(x, dim):
     return dim if x.ndim else None
 

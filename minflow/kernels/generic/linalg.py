@@ -12,6 +12,14 @@ def matmul(xp, input, other, transpose_input, transpose_other):
     return xp.matmul(input, other)
 
 
+@register_kernel("linear", ("cpu", "cuda"), NUMERIC)
+def linear(xp, input, weight, bias):
+    out = xp.matmul(input, weight.T)
+    if bias is not None:
+        out += bias
+    return out
+
+
 @register_kernel("einsum", ("cpu", "cuda"), NUMERIC)
 def einsum(xp, operands, equation):
     # NOTE: optimize lets numpy contract 3+ operands pairwise via BLAS instead of one loop

@@ -1,0 +1,200 @@
+"""One case per differentiable op (and a few composites) for the eager == graph tests.
+
+A case is (fn, inputs): ``fn(*tensors)`` calls the op (through its public function where
+there is one, else through the dispatcher) and returns a tensor or a tuple of them;
+``inputs`` say how to make each tensor. Keys are op names, or "op/variant"; keys under
+"composite/" name public functions built from other ops.
+"""
+import numpy as np
+
+import minflow
+import minflow.nn.functional as nnF
+from minflow.core.device import Device
+from minflow.core.dispatch import apply
+from minflow.ops import get_op
+
+F64 = minflow.float64
+
+
+class Leaf:
+    """A float64 tensor that requires grad, uniform in [low, high)."""
+
+    def __init__(self, *shape, low=-2.0, high=2.0):
+        self.shape, self.low, self.high = shape, low, high
+
+    def make(self, rng):
+        values = rng.uniform(self.low, self.high, self.shape)
+        return minflow.tensor(values, dtype=F64, requires_grad=True)
+
+
+class Ints:
+    """An int64 tensor with values in [0, high), no grad."""
+
+    def __init__(self, high, *shape):
+        self.high, self.shape = high, shape
+
+    def make(self, rng):
+        return minflow.tensor(rng.integers(0, self.high, self.shape), dtype=minflow.int64)
+
+
+class Mask:
+    """A bool tensor, no grad."""
+
+    def __init__(self, *shape):
+        self.shape = shape
+
+    def make(self, rng):
+        return minflow.tensor(rng.uniform(size=self.shape) > 0.5)
+
+
+def op(name, *inputs, **attrs):
+    """Call op ``name`` through the dispatcher (for ops with no public function)."""
+    return apply(get_op(name), inputs, attrs)
+
+
+POS = dict(low=0.5, high=2.0)
+PROB = dict(low=0.1, high=0.9)
+CONV = dict(stride=(1, 1), padding=(1, 1, 1, 1), dilation=(1, 1), groups=1)
+POOL = dict(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))
+
+CASES = {
+    "abs": (lambda x: x.abs(), [Leaf(3, 4)]),
+    "adaptive_avg_pool2d": (lambda x: nnF.adaptive_avg_pool2d(x, (2, 3)), [Leaf(2, 3, 5, 6)]),
+    "adaptive_avg_pool2d_grad": (lambda g: op("adaptive_avg_pool2d_grad", g, input_size=(5, 6)),
+                                 [Leaf(2, 3, 2, 3)]),
+    "add": (lambda a, b: a + b * 2, [Leaf(3, 4), Leaf(4)]),
+    "amax": (lambda x: x.amax(1), [Leaf(3, 4)]),
+    "amin": (lambda x: x.amin((0, 1), keepdim=True), [Leaf(3, 4)]),
+    "avg_pool2d": (lambda x: nnF.avg_pool2d(x, 2, padding=1, count_include_pad=False),
+                   [Leaf(2, 3, 5, 5)]),
+    "avg_pool2d_grad": (lambda g: op("avg_pool2d_grad", g, input_size=(6, 6), **POOL),
+                        [Leaf(2, 3, 3, 3)]),
+    "batch_norm": (lambda x, w, b: nnF.batch_norm(x, None, None, w, b, training=True),
+                   [Leaf(4, 3, 2), Leaf(3), Leaf(3)]),
+    "batch_norm/eval": (lambda x, w, b, m, v: nnF.batch_norm(x, m, v, w, b, training=False),
+                        [Leaf(4, 3, 2), Leaf(3), Leaf(3), Leaf(3), Leaf(3, **POS)]),
+    "binary_cross_entropy": (nnF.binary_cross_entropy, [Leaf(3, 4, **PROB), Leaf(3, 4, **PROB)]),
+    "binary_cross_entropy_with_logits": (
+        lambda x, t, p: nnF.binary_cross_entropy_with_logits(x, t, pos_weight=p),
+        [Leaf(3, 4), Leaf(3, 4, **PROB), Leaf(4, **POS)]),
+    "cast": (lambda x: x.float() * 3, [Leaf(3, 4)]),
+    "cat": (lambda a, b: minflow.cat([a, b], 1), [Leaf(2, 3), Leaf(2, 2)]),
+    "ceil": (lambda x: x.ceil() + x, [Leaf(3, 4)]),
+    "clamp": (lambda x: x.clamp(-0.5, 0.7), [Leaf(3, 4)]),
+    "clone": (lambda x: x.clone(), [Leaf(3, 4)]),
+    "contiguous": (lambda x: op("contiguous", x.T), [Leaf(3, 4)]),
+    "conv2d": (lambda x, w, b: nnF.conv2d(x, w, b, stride=2, padding=1),
+               [Leaf(2, 3, 5, 5), Leaf(4, 3, 3, 3), Leaf(4)]),
+    "conv2d/groups": (lambda x, w: nnF.conv2d(x, w, groups=2, dilation=2),
+                      [Leaf(1, 4, 6, 6), Leaf(2, 2, 2, 2)]),
+    "conv2d_grad_input": (lambda g, w: op("conv2d_grad_input", g, w, input_size=(5, 5), **CONV),
+                          [Leaf(2, 4, 5, 5), Leaf(4, 3, 3, 3)]),
+    "conv2d_grad_weight": (lambda g, x: op("conv2d_grad_weight", g, x, kernel_size=(3, 3),
+                                           **CONV), [Leaf(2, 4, 5, 5), Leaf(2, 3, 5, 5)]),
+    "cos": (lambda x: x.cos(), [Leaf(3, 4)]),
+    "cross_entropy": (nnF.cross_entropy, [Leaf(4, 5), Ints(5, 4)]),
+    "cross_entropy/weighted": (
+        lambda x, t, w: nnF.cross_entropy(x, t, weight=w.detach(), reduction="sum"),
+        [Leaf(4, 5, 3), Ints(5, 4, 3), Leaf(5, **POS)]),
+    "cumsum": (lambda x: x.cumsum(1), [Leaf(3, 4)]),
+    "div": (lambda a, b: a / b, [Leaf(3, 4), Leaf(3, 1, **POS)]),
+    "dropout": (lambda x: nnF.dropout(x, 0.4), [Leaf(6, 5)]),
+    "dropout_grad": (lambda g, m: op("dropout_grad", g, m, scale=2.0), [Leaf(3, 4), Mask(3, 4)]),
+    "einsum": (lambda a, b: minflow.einsum("ij,jk->ik", a, b), [Leaf(2, 3), Leaf(3, 4)]),
+    "embedding": (lambda i, w: nnF.embedding(i, w, padding_idx=1), [Ints(6, 4, 3), Leaf(6, 3)]),
+    "embedding_grad": (lambda g, i: op("embedding_grad", g, i, num_weights=6,
+                                       scale_grad_by_freq=True), [Leaf(4, 3), Ints(6, 4)]),
+    "exp": (lambda x: x.exp(), [Leaf(3, 4)]),
+    "expand": (lambda x: x.expand(2, 3, 4), [Leaf(3, 1)]),
+    "expm1": (lambda x: x.expm1(), [Leaf(3, 4)]),
+    "floor": (lambda x: x.floor() * x, [Leaf(3, 4)]),
+    "floor_divide": (lambda a, b: minflow.floor_divide(a, b) + a, [Leaf(3, 4), Leaf(4, **POS)]),
+    "gather": (lambda x, i: x.gather(1, i), [Leaf(3, 4), Ints(4, 3, 2)]),
+    "gelu": (nnF.gelu, [Leaf(3, 4)]),
+    "gelu_grad": (lambda g, x: op("gelu_grad", g, x), [Leaf(3, 4), Leaf(3, 4)]),
+    "getitem": (lambda x: x[1:, None, ::2], [Leaf(3, 4)]),
+    "getitem_scatter": (lambda x, s: op("getitem_scatter", x, s, index=(slice(0, 2), 1)),
+                        [Leaf(3, 4), Leaf(2)]),
+    "index": (lambda x, i: x[i, 1:], [Leaf(4, 3), Ints(4, 5)]),
+    "index_put": (lambda x, i, v: x.index_put((i,), v, accumulate=True),
+                  [Leaf(4, 3), Ints(4, 5), Leaf(5, 3)]),
+    "layer_norm": (lambda x, w, b: nnF.layer_norm(x, (4,), w, b), [Leaf(3, 4), Leaf(4), Leaf(4)]),
+    "leaky_relu": (lambda x: nnF.leaky_relu(x, 0.2), [Leaf(3, 4)]),
+    "leaky_relu_grad": (lambda g, x: op("leaky_relu_grad", g, x, negative_slope=0.2),
+                        [Leaf(3, 4), Leaf(3, 4)]),
+    "linear": (nnF.linear, [Leaf(2, 3), Leaf(4, 3), Leaf(4)]),
+    "log": (lambda x: x.log(), [Leaf(3, 4, **POS)]),
+    "log1p": (lambda x: x.log1p(), [Leaf(3, 4, **POS)]),
+    "log_softmax": (lambda x: x.log_softmax(1), [Leaf(3, 4)]),
+    "masked_fill": (lambda x, m: x.masked_fill(m, 0.5), [Leaf(3, 4), Mask(4)]),
+    "matmul": (lambda a, b: a @ b, [Leaf(2, 2, 3), Leaf(3, 4)]),
+    "max_dim": (lambda x: x.max(1), [Leaf(3, 4)]),
+    "max_pool2d": (lambda x: nnF.max_pool2d(x, 2, stride=1, padding=1), [Leaf(2, 3, 4, 4)]),
+    "max_pool2d_gather": (
+        lambda x: op("max_pool2d_gather", x, op("max_pool2d", x.detach(), dilation=(1, 1),
+                                                 **POOL)[1], input_size=(4, 4),
+                     dilation=(1, 1), **POOL), [Leaf(2, 3, 4, 4)]),
+    "max_pool2d_grad": (
+        lambda g, x: op("max_pool2d_grad", g, op("max_pool2d", x, dilation=(1, 1), **POOL)[1],
+                        input_size=(4, 4), dilation=(1, 1), **POOL),
+        [Leaf(2, 3, 2, 2), Leaf(2, 3, 4, 4)]),
+    "maximum": (minflow.maximum, [Leaf(3, 4), Leaf(4)]),
+    "min_dim": (lambda x: x.min(0, keepdim=True)[0], [Leaf(3, 4)]),
+    "minimum": (minflow.minimum, [Leaf(3, 4), Leaf(3, 4)]),
+    "mul": (lambda a, b: a * b, [Leaf(3, 4), Leaf(3, 1)]),
+    "narrow": (lambda x: x.narrow(1, 1, 2), [Leaf(3, 4)]),
+    "neg": (lambda x: -x, [Leaf(3, 4)]),
+    "nll_loss": (lambda x, t: nnF.nll_loss(x, t, ignore_index=2), [Leaf(5, 4), Ints(4, 5)]),
+    "pad": (lambda x: nnF.pad(x, (1, 2, 0, 1), value=0.5), [Leaf(3, 4)]),
+    "permute": (lambda x: x.permute(2, 0, 1), [Leaf(2, 3, 4)]),
+    "pow": (lambda a, b: a ** b, [Leaf(3, 4, **POS), Leaf(4)]),
+    "prod": (lambda x: x.prod(1), [Leaf(3, 4)]),
+    "reciprocal": (lambda x: x.reciprocal(), [Leaf(3, 4, **POS)]),
+    "relu": (lambda x: x.relu(), [Leaf(3, 4)]),
+    "relu_grad": (lambda g, y: op("relu_grad", g, y.relu()), [Leaf(3, 4), Leaf(3, 4)]),
+    "remainder": (lambda a, b: a % b, [Leaf(3, 4), Leaf(4, **POS)]),
+    "reshape": (lambda x: x.reshape(4, 3), [Leaf(3, 4)]),
+    "round": (lambda x: x.round() + x, [Leaf(3, 4)]),
+    "rsqrt": (lambda x: x.rsqrt(), [Leaf(3, 4, **POS)]),
+    "scatter": (lambda x, s: x.scatter(0, minflow.tensor([[0, 1, 2, 0]]), s),
+                [Leaf(3, 4), Leaf(1, 4)]),
+    "scatter_add": (lambda x, i, s: x.scatter_add(1, i, s), [Leaf(3, 4), Ints(4, 3, 5),
+                                                              Leaf(3, 5)]),
+    "sigmoid": (lambda x: x.sigmoid(), [Leaf(3, 4)]),
+    "sigmoid_grad": (lambda g, y: op("sigmoid_grad", g, y.sigmoid()), [Leaf(3, 4), Leaf(3, 4)]),
+    "sign": (lambda x: x.sign() * x, [Leaf(3, 4)]),
+    "sin": (lambda x: x.sin(), [Leaf(3, 4)]),
+    "softmax": (lambda x: x.softmax(0), [Leaf(3, 4)]),
+    "sqrt": (lambda x: x.sqrt(), [Leaf(3, 4, **POS)]),
+    "square": (lambda x: x.square(), [Leaf(3, 4)]),
+    "sub": (lambda a, b: 1 - a - b, [Leaf(3, 4), Leaf(4)]),
+    "sum": (lambda x: x.sum((0, 2)), [Leaf(3, 4, 2)]),
+    "tanh": (lambda x: x.tanh(), [Leaf(3, 4)]),
+    "tanh_grad": (lambda g, y: op("tanh_grad", g, y.tanh()), [Leaf(3, 4), Leaf(3, 4)]),
+    "to_device": (lambda x: op("to_device", x, device=Device("cpu")), [Leaf(3, 4)]),
+    "tril": (lambda x: x.tril(1), [Leaf(4, 4)]),
+    "triu": (lambda x: x.triu(-1), [Leaf(4, 4)]),
+    "unsqueeze": (lambda x: x.unsqueeze(1), [Leaf(3, 4)]),
+    "where": (lambda c, a, b: minflow.where(c, a, b), [Mask(3, 4), Leaf(3, 4), Leaf(4)]),
+    # composites: no op of their own, common in models
+    "composite/mse_loss": (nnF.mse_loss, [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/var": (lambda x: x.var(1), [Leaf(3, 4)]),
+    "composite/logsumexp": (lambda x: x.logsumexp(1), [Leaf(3, 4)]),
+    "composite/softplus": (nnF.softplus, [Leaf(3, 4)]),
+    "composite/attention": (nnF.scaled_dot_product_attention,
+                            [Leaf(2, 3, 4), Leaf(2, 5, 4), Leaf(2, 5, 4)]),
+    "composite/shared_input": (lambda x: x * x.exp() + x.sin(), [Leaf(3, 4)]),
+}
+
+# Differentiable ops with no case, each with the reason: graph backward raises a clear
+# error naming the op and its source line for them (tests/graph/test_autodiff.py).
+EXCLUDED = {
+    "batch_norm_grad": "no grad function: double backward runs a composite instead",
+    "layer_norm_grad": "no grad function: double backward runs a composite instead",
+    "cross_entropy_grad": "no grad function: double backward runs a composite instead",
+}
+
+
+def make_inputs(key, seed=0):
+    rng = np.random.default_rng(seed)
+    return [spec.make(rng) for spec in CASES[key][1]]
