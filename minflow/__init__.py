@@ -12,9 +12,12 @@ from .core.tensor import Size, Tensor
 from .core import dispatch as _dispatch
 from . import kernels as _kernels
 from . import autograd
+from . import linalg
+from . import backends, cuda
 from . import nn
 from . import optim
 from . import utils
+from . import library
 from .serialization import save, load
 
 _dispatch._late_imports()

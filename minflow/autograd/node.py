@@ -21,8 +21,9 @@ __all__ = ["GradFunction", "register_grad", "GradContext", "Node", "record", "cu
 
 
 def backward_name(op_name):
-    """torch's name for the grad_fn of an op: "log_softmax" -> "LogSoftmaxBackward0"."""
-    return "".join(p.capitalize() for p in op_name.split("_")) + "Backward0"
+    """torch's name for the grad_fn of an op: "log_softmax" -> "LogSoftmaxBackward0"
+    (a namespaced user op "myns.leaky_relu" -> "MynsLeakyReluBackward0")."""
+    return "".join(p.capitalize() for p in op_name.replace(".", "_").split("_")) + "Backward0"
 
 
 class GradFunction:

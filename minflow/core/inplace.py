@@ -17,7 +17,7 @@ import numpy as np
 from ..autograd.node import GradFunction, _edge, backward_name, custom_node
 from ..ops.registry import get_op
 from . import dtype as dtypes
-from .dispatch import apply
+from .dispatch import apply, current_interpreter
 from .grad_mode import state as grad_state
 from .namespace import F
 from .tensor import Tensor
@@ -46,6 +46,9 @@ def inplace(fn, name, self, *args, _direct=None, **kwargs):
     ``_direct``: see ``functional.make_inplace``."""
     if not isinstance(self, Tensor):
         raise TypeError(f"{name}: expected a Tensor, got {type(self).__name__}")
+    traced = getattr(current_interpreter(), "inplace", None)    # graph mode (minflow.graph)
+    if traced is not None:
+        return traced(fn, name, self, *args, **kwargs)
     _refuse_lazy(self, args, name)
     base = self._base
     if base is not None:

@@ -122,6 +122,35 @@ class Tensor:
     def element_size(self):
         return self.dtype.itemsize
 
+    def stride(self, dim=None):
+        """Strides in elements (the array's byte strides / itemsize; row-major on meta)."""
+        data = self._data
+        if hasattr(data, "strides") and not getattr(data, "is_lazy", False):
+            strides = tuple(s // self.dtype.itemsize for s in data.strides)
+        else:
+            strides = tuple(int(np.prod(data.shape[i + 1:])) for i in range(data.ndim))
+        return strides if dim is None else strides[_wrap_dim(dim, data.ndim, "stride")]
+
+    def storage_offset(self):
+        """Elements from the start of the base's memory to a view's first element."""
+        base = self if self._base is None else self._base
+        return (self.data_ptr() - base.data_ptr()) // self.dtype.itemsize
+
+    def data_ptr(self):
+        """The address of the first element: the numpy / cupy array's data pointer (0 on
+        meta, as torch); valid while the tensor lives."""
+        _refuse_lazy(self, "data_ptr")
+        data = self._data
+        if isinstance(data, MetaArray):
+            return 0
+        if isinstance(data, np.ndarray):
+            return data.__array_interface__["data"][0]
+        return data.data.ptr                    # cupy
+
+    def type_as(self, other):
+        """``self.to(other.dtype, other.device)``: a no-op when both already match."""
+        return self.to(dtype=other.dtype, device=other.device)
+
     @property
     def is_cuda(self):
         return self.device.type == "cuda"

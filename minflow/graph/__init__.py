@@ -16,10 +16,13 @@ from .lazy import (GraphBuildError, LazyArray, LazyInterpreter, is_lazy, placeho
                    set_outputs, trace, trace_function, tracing)
 from .grad_conf import GradConfContext, register_grad_conf
 from .autodiff import graph_backward
-from .passes import dead_code_elimination
-from .plan import Plan, compile
+from .passes import common_subexpression_elimination, constant_folding, dead_code_elimination
+from .memory import MemoryPlan, plan_memory
+from .report import CompileReport
+from .plan import DEFAULT_PASSES, Plan, compile
 
 __all__ = ["Graph", "Node", "Value", "GraphBuildError", "LazyArray", "LazyInterpreter",
            "is_lazy", "placeholder", "set_outputs", "trace", "trace_function", "tracing",
            "GradConfContext", "register_grad_conf", "graph_backward", "dead_code_elimination",
-           "Plan", "compile"]
+           "common_subexpression_elimination", "constant_folding", "MemoryPlan", "plan_memory",
+           "CompileReport", "DEFAULT_PASSES", "Plan", "compile"]

@@ -23,7 +23,7 @@ import networkx as nx
 from ..core.device import Device
 from ..core.dtype import DType
 
-__all__ = ["Value", "Node", "Graph", "ROLES"]
+__all__ = ["Value", "Node", "Graph", "ROLES", "to_dot"]
 
 ROLES = ("forward", "backward", "optimizer")
 
@@ -90,14 +90,17 @@ class Graph:
     """Values and nodes of one traced computation, with its inputs, outputs and grads.
 
     ``param_grads`` maps a param Value's id to the Value of its gradient (set by graph
-    backward); ``outputs`` lists the Values the graph returns.
+    backward); ``outputs`` lists the Values the graph returns; ``writes`` maps a param or
+    const Value's id to the Value the plan writes into its tensor after each run (traced
+    in-place updates of real tensors, e.g. BatchNorm's running stats).
     """
 
     def __init__(self):
         self.values, self.nodes = [], []
         self.inputs, self.outputs = [], []
-        self.param_grads = {}
-        self._by_tensor = {}          # id(real tensor) -> its param/const Value
+        self.param_grads, self.writes = {}, {}
+        self._by_tensor = {}          # id(real tensor) -> the Value it reads as now
+        self._written = {}            # id(real tensor) -> its own Value, once written
 
     # -- building ----------------------------------------------------------------------
     def _new_value(self, shape, dtype, device, kind, **kw):
@@ -122,6 +125,13 @@ class Graph:
             self._by_tensor[id(tensor)] = value
         return value
 
+    def write_back(self, tensor, value):
+        """From now on real ``tensor`` reads as ``value``, written into it after each run."""
+        own = self._written.get(id(tensor)) or self.add_tensor(tensor)
+        self._written[id(tensor)] = own
+        self.writes[own.id] = value.id
+        self._by_tensor[id(tensor)] = value
+
     def add_node(self, op, attrs, inputs, specs, device, source=None, role="forward",
                  needs_grad=None, requires_grad=False):
         """Append a call of ``op``; ``specs`` are (shape, dtype) per output. Returns the
@@ -144,7 +154,7 @@ class Graph:
         new = copy.copy(self)
         new.values, new.nodes = list(self.values), list(self.nodes)
         new.inputs, new.outputs = list(self.inputs), list(self.outputs)
-        new.param_grads = dict(self.param_grads)
+        new.param_grads, new.writes = dict(self.param_grads), dict(self.writes)
         return new
 
     # -- reading -----------------------------------------------------------------------
@@ -167,8 +177,14 @@ class Graph:
             lines.append(line + (f"  # {' '.join(notes)}" if notes else ""))
         for pid, gid in self.param_grads.items():
             lines.append(f"  grad %{pid} = %{gid}")
+        for vid, new in self.writes.items():
+            lines.append(f"  write %{vid} <- %{new}")
         lines.append(f"  return {', '.join(map(repr, self.outputs))}".rstrip())
         return "\n".join(lines) + "\n}"
+
+    def to_dot(self):
+        """The graph in Graphviz DOT, nodes colored by role (see ``to_dot``)."""
+        return to_dot(self)
 
     def to_networkx(self):
         """A ``networkx.DiGraph`` with a vertex per value (``("value", id)``) and per node
@@ -190,6 +206,47 @@ class Graph:
             for v in node.outputs:
                 dg.add_edge(("node", i), ("value", v.id))
         return dg
+
+
+_COLORS = {"forward": "lightblue", "backward": "lightsalmon", "optimizer": "palegreen"}
+
+
+def to_dot(graph):
+    """The graph in Graphviz DOT: a box per node, colored by role (forward light blue,
+    backward salmon, optimizer green), an ellipse per input, parameter and constant; edges
+    along the data flow, labelled with the value's type.
+
+    >>> g = minflow.graph.trace_function(lambda x: x.exp(), minflow.ones(2))
+    >>> print(minflow.graph.ir.to_dot(g))
+    digraph minflow {
+      node [fontname="monospace"];
+      v0 [label="input0\\nfloat32[2]", shape=ellipse];
+      n0 [label="exp", shape=box, style=filled, fillcolor=lightblue];
+      v0 -> n0 [label="float32[2]"];
+      n0 -> out1;
+      out1 [label="output %1", shape=plaintext];
+    }
+    """
+    lines = ["digraph minflow {", '  node [fontname="monospace"];']
+    made = {}
+    for v in graph.values:
+        if v.kind != "op":
+            label = v.name or f"{v.kind} %{v.id}"
+            lines.append(f'  v{v.id} [label="{label}\\n{v.type_str()}", shape=ellipse];')
+            made[v.id] = f"v{v.id}"
+    for i, node in enumerate(graph.nodes):
+        color = _COLORS[node.role]
+        lines.append(f'  n{i} [label="{node.op}", shape=box, style=filled, '
+                     f'fillcolor={color}];')
+        for v in node.input_values():
+            if v.id in made:
+                lines.append(f'  {made[v.id]} -> n{i} [label="{v.type_str()}"];')
+        for v in node.outputs:
+            made[v.id] = f"n{i}"
+    for v in graph.outputs:
+        lines.append(f"  {made.get(v.id, f'v{v.id}')} -> out{v.id};")
+        lines.append(f'  out{v.id} [label="output %{v.id}", shape=plaintext];')
+    return "\n".join(lines + ["}"])
 
 
 def _attr_str(v):

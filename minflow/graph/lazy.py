@@ -16,7 +16,17 @@ shape-only array that remembers its graph and Value. Real tensors used while tra
 ['mul', 'sum']
 
 Lazy tensors have no values: ``item()``, ``numpy()``, ``tolist()``, ``bool()`` and
-``float()`` on one raise, naming what to do instead.
+``float()`` on one raise, naming what to do instead. In-place ops are traced out of
+place: a lazy tensor then stands for the result, and a real tensor (a module buffer) is
+written by the compiled plan at the end of each run (``Graph.write_back``).
+
+>>> count = minflow.zeros(())
+>>> with minflow.graph.trace() as g:
+...     _ = count.add_(1)
+>>> plan = minflow.graph.compile(g)
+>>> _ = plan(); _ = plan()
+>>> count.item()
+2.0
 """
 import contextlib
 
@@ -25,7 +35,9 @@ from ..core import dtype as dtypes
 from ..core.device import Device, MetaArray
 from ..core.dispatch import Interpreter, current_interpreter, set_interpreter
 from ..core.grad_mode import state as grad_state
+from ..core.inplace import check_can_cast
 from ..core.tensor import Tensor
+from ..ops.registry import get_op
 from .ir import Graph
 
 __all__ = ["LazyArray", "LazyInterpreter", "trace", "tracing", "placeholder", "lazy_tensor",
@@ -57,10 +69,10 @@ class LazyArray(MetaArray):
         head = f"{where}: graph tensor {self.value!r} ({self.value.type_str()})"
         if where == "out=" or where.endswith("_"):
             return GraphBuildError(
-                f"{where}: in-place ops and out= cannot be traced yet{at}; graph tensor "
-                f"{self.value!r} ({self.value.type_str()}) takes part in one. Use the "
-                f"out-of-place form (x = x.add(y) rather than x.add_(y)); modules that update "
-                f"buffers in place (BatchNorm in training mode) can be graphed in eval mode")
+                f"{where}: out= cannot be traced{at}, and a graph tensor takes part in one "
+                f"({self.value!r}: {self.value.type_str()}); use the returned tensor "
+                f"(y = x.add(1)). In-place ops (x.add_(1)) are traced, but only while the "
+                f"graph is built")
         if where.startswith("numpy."):
             return GraphBuildError(
                 f"{head} has no values while its graph is being built{at}, and this op needs "
@@ -168,6 +180,31 @@ class LazyInterpreter(Interpreter):
                                f"(at {user_source_line()})")
         return args, needs, devices[0] if devices else None
 
+    def inplace(self, fn, name, target, *args, **kwargs):
+        """``target.<name>(*args)`` while tracing (core/inplace.py hands it here): the op is
+        traced out of place. A lazy target then stands for the result; a real one (a buffer
+        such as BatchNorm's running_mean) reads as the result for the rest of the trace, and
+        the plan writes the result into it at the end of every run."""
+        _refuse_views(target, name)
+        if grad_state.grad_enabled and target._requires_grad and target.grad_fn is None \
+                and not is_lazy(target):
+            raise RuntimeError(f"{name}: a leaf Variable that requires grad is being used in "
+                               f"an in-place operation (at {user_source_line()})")
+        result = fn(target, *args, **kwargs)
+        check_can_cast(result.dtype, target.dtype, name)
+        if tuple(result.shape) != tuple(target.shape):
+            raise RuntimeError(f"{name}: output with shape {list(target.shape)} doesn't match "
+                               f"the broadcast shape {list(result.shape)}")
+        if result.dtype is not target.dtype:
+            result = result.to(target.dtype)
+        value = value_of(self.graph, result)
+        if is_lazy(target):
+            target._data = LazyArray(self.graph, value)
+            target._requires_grad = target._requires_grad or result._requires_grad
+        else:
+            self.graph.write_back(target, value)
+        return target
+
     def op_error(self, op, inputs, err):
         """A failed check or inference while tracing: add the input types and source line."""
         where = user_source_line()
@@ -176,6 +213,17 @@ class LazyInterpreter(Interpreter):
             return err
         sig = ", ".join(_describe(x) for x in inputs)
         return type(err)(f"{msg}\n  while building a graph: {op.name}({sig}) at {where}")
+
+
+def _refuse_views(target, name):
+    """In-place ops on views cannot be traced: the view's base would not see the change."""
+    data = target._data
+    view = (target._base is not None if not getattr(data, "is_lazy", False) else
+            data.value.producer is not None and get_op(data.value.producer.op).is_view)
+    if view:
+        raise GraphBuildError(f"{name}: in-place ops on views cannot be traced (at "
+                              f"{user_source_line()}); write x = x.{name.rstrip('_')}(...) on "
+                              f"the whole tensor, or make the view a copy with .clone()")
 
 
 def _describe(x):

@@ -1,54 +1,80 @@
 """The compiled plan: a flat list of pre-bound kernel calls over a list of value slots.
 
-Compiling looks each node's kernel up once in the kernel registry, by (op, device,
-dtype) as the eager dispatcher would choose it, and binds its attrs; running only checks
-the inputs' signature, fills the slots of inputs and parameters, and calls the kernels
-in order: no dispatch, no inference and no autograd bookkeeping per call. Parameters are
-read from their tensors at every run (shared with eager code, never copied); their
-gradients, where the graph has a backward, accumulate into ``param.grad`` as in eager.
+Compiling runs the passes on a copy of the graph (each timed and reported), plans memory
+by liveness, and binds each node to its kernel once (bind.py); running only checks the
+inputs' signature, fills the slots of inputs and parameters, calls the kernels in order
+and drops each value once its last reader has run: no dispatch, no inference and no
+autograd bookkeeping per call. Parameters are read from their tensors at every run
+(shared with eager code, never copied); their gradients, where the graph has a backward
+and no optimizer consumes them, accumulate into ``param.grad`` as in eager; values the
+graph wrote into real tensors (BatchNorm's running stats) are copied into them last.
 """
-import functools
+import time
 
 import numpy as np
 
-from ..core import dtype as dtypes
-from ..core.device import check_available, cuda_context
+from ..core.device import array_module
 from ..core.tensor import Tensor
-from ..kernels.registry import select_kernel
-from ..ops.registry import get_op
-from .ir import Value
-from .passes import dead_code_elimination
+from .bind import bind_node, read_arg
+from .memory import plan_memory
+from .passes import (common_subexpression_elimination, constant_folding,
+                     dead_code_elimination)
+from .report import CompileReport
 
-__all__ = ["Plan", "compile"]
+__all__ = ["Plan", "compile", "DEFAULT_PASSES"]
 
 _SCALARS = (np.generic, int, float, bool)
-_READ, _CAST, _LIST, _CONST = range(4)     # how a call gets each argument
+DEFAULT_PASSES = (dead_code_elimination, constant_folding, common_subexpression_elimination,
+                  dead_code_elimination)
 
 
-def compile(graph, passes=(dead_code_elimination,)):
-    """Run ``passes`` on a copy of ``graph`` and compile it into a Plan.
+def compile(graph, passes=DEFAULT_PASSES):
+    """Run ``passes`` on a copy of ``graph``, plan its memory and compile it into a Plan.
 
-    >>> g = minflow.graph.trace_function(lambda x: x * 2 + 1, minflow.ones(2))
+    >>> g = minflow.graph.trace_function(lambda x: x * 2 + x * 2, minflow.ones(2))
     >>> plan = minflow.graph.compile(g)
-    >>> plan(minflow.tensor([1.0, 5.0]))[0].tolist(), plan.reports
-    ([3.0, 11.0], [dead_code_elimination: no change])
+    >>> plan(minflow.tensor([1.0, 5.0]))[0].tolist(), len(plan.calls)
+    ([4.0, 20.0], 2)
+    >>> print(plan.report)                                       # doctest: +ELLIPSIS
+    compile report: 3 -> 2 ops in ... ms
+      dead_code_elimination            3 -> 3 ops  ... ms  no change
+      constant_folding                 3 -> 3 ops  ... ms  no change
+      common_subexpression_elimination 3 -> 2 ops  ... ms  removed 1 nodes (mul)
+      dead_code_elimination            2 -> 2 ops  ... ms  no change
+      memory_planning: 2 values in 2 buffers, planned peak 16 B vs 16 B without reuse (0% less)
     """
     graph = graph.copy()
-    reports = [run_pass(graph) for run_pass in passes]
-    return Plan(graph, reports)
+    report = CompileReport(len(graph.nodes))
+    for run_pass in passes:
+        before, start = len(graph.nodes), time.perf_counter()
+        result = run_pass(graph)
+        report.add(result, before, len(graph.nodes), time.perf_counter() - start)
+    start = time.perf_counter()
+    memory = plan_memory(graph)
+    report.add_memory(memory, time.perf_counter() - start)
+    return Plan(graph, report, memory)
 
 
 class Plan:
-    """A graph compiled to kernel calls; ``plan(*inputs)`` returns the outputs as a tuple."""
+    """A graph compiled to kernel calls; ``plan(*inputs)`` returns the outputs as a tuple.
 
-    def __init__(self, graph, reports=()):
-        self.graph, self.reports = graph, list(reports)
-        self.calls = [_bind(node) for node in graph.nodes]
+    ``report``: the CompileReport (``reports``: its pass reports); ``memory``: the
+    MemoryPlan whose ``drops`` the run follows.
+    """
+
+    def __init__(self, graph, report=None, memory=None):
+        self.graph, self.report = graph, report or CompileReport(len(graph.nodes))
+        self.reports = [entry["report"] for entry in self.report.passes]
+        self.memory = memory or plan_memory(graph)
+        self.calls = [(*bind_node(node), tuple(drops))
+                      for node, drops in zip(graph.nodes, self.memory.drops)]
         used = {v.id for node in graph.nodes for v in node.input_values()}
         used.update(v.id for v in graph.outputs)
+        used.update((*graph.param_grads.values(), *graph.writes.values()))
         self.params = [v for v in graph.params() if v.id in used]
         self.param_grads = [(graph.values[pid].tensor, gid)
                             for pid, gid in graph.param_grads.items()]
+        self.writes = [(graph.values[vid].tensor, new) for vid, new in graph.writes.items()]
 
     def __call__(self, *inputs):
         return self.run(*inputs)
@@ -57,15 +83,18 @@ class Plan:
         """Check the inputs against the graph's signature, run every call, return outputs."""
         slots = [None] * len(self.graph.values)
         self._load(slots, inputs)
-        for kernel, args, outs in self.calls:
-            result = kernel(*[_arg(slots, a) for a in args])
+        for kernel, args, outs, drops in self.calls:
+            result = kernel(*[read_arg(slots, a) for a in args])
             if result.__class__ is not tuple:
                 result = (result,)
             for (vid, np_dtype), arr in zip(outs, result):
                 if arr.__class__ is not np.ndarray and isinstance(arr, _SCALARS):
                     arr = np.asarray(arr)       # numpy reductions return numpy scalars
                 slots[vid] = arr if arr.dtype == np_dtype else arr.astype(np_dtype)
+            for vid in drops:
+                slots[vid] = None
         self._write_grads(slots)
+        self._write_back(slots)
         return tuple(Tensor._make(slots[v.id], v.dtype, v.device) for v in self.graph.outputs)
 
     def _load(self, slots, inputs):
@@ -88,6 +117,20 @@ class Plan:
             else:
                 param.grad = Tensor._make(param.grad._data + grad, param.dtype, param.device)
 
+    def _write_back(self, slots):
+        for tensor, vid in self.writes:
+            _copy_into(tensor, slots[vid])
+
+
+def _copy_into(tensor, array):
+    """Write ``array`` into ``tensor``'s own array (shared with views, state dicts)."""
+    if tensor.device.type == "cpu":
+        np.copyto(tensor._data, array)
+    else:
+        array_module(tensor.device.type).copyto(tensor._data, array)
+    if tensor._version is not None:
+        tensor._version[0] += 1
+
 
 def _check(value, x, where):
     if not isinstance(x, Tensor):
@@ -97,78 +140,3 @@ def _check(value, x, where):
             f"graph {where}: expected {value.dtype.name}{list(value.shape)} on {value.device}, "
             f"got {x.dtype.name}{list(x.shape)} on {x.device}; the plan was compiled for that "
             f"signature (trace and compile again for another)")
-
-
-def _arg(slots, arg):
-    kind, payload = arg
-    if kind == _READ:
-        return slots[payload]
-    if kind == _CAST:
-        return slots[payload[0]].astype(payload[1])
-    if kind == _LIST:
-        return [_arg(slots, a) for a in payload]
-    return payload
-
-
-def _bind(node):
-    """One call: (kernel with attrs bound, argument specs, (value id, numpy dtype) per output)."""
-    op = get_op(node.op)
-    compute = _compute_dtype(op, node)
-    device = next((v.device for v in node.input_values()), None) \
-        or node.attrs.get("device") or node.outputs[0].device
-    if device.type == "cuda":
-        check_available(device)
-    kernel = select_kernel(op, device.type, _kernel_dtype(op, node, compute), node.inputs,
-                           node.attrs)
-    if node.attrs:
-        kernel = functools.partial(kernel, **node.attrs)
-    if device.index is not None:
-        kernel = _in_context(kernel, device)
-    args = tuple(_arg_spec(x, spec.promote and compute) for spec, x in zip(op.inputs, node.inputs))
-    return kernel, args, tuple((v.id, v.dtype.np) for v in node.outputs)
-
-
-def _arg_spec(x, cast_to):
-    if isinstance(x, Value):
-        if cast_to and x.dtype is not cast_to:
-            return _CAST, (x.id, cast_to.np)
-        return _READ, x.id
-    if isinstance(x, tuple):
-        return _LIST, tuple(_arg_spec(v, cast_to) for v in x)
-    return _CONST, x
-
-
-def _in_context(kernel, device):
-    def call(*args):
-        with cuda_context(device):
-            return kernel(*args)
-    return call
-
-
-# NOTE: these two mirror core/dispatch.py (_compute_dtype, _kernel_dtype), on Values.
-def _compute_dtype(op, node):
-    """The dtype promoted inputs are cast to before the kernel runs (None: no promotion)."""
-    if op.promote is None:
-        return None
-    if op.promote == "out":
-        return node.outputs[0].dtype
-    return dtypes.result_type(*[x for spec, x in zip(op.inputs, node.inputs)
-                                if spec.promote and x is not None])
-
-
-def _kernel_dtype(op, node, compute):
-    """The dtype that picks the kernel: compute dtype, ``dtype_from``, first tensor input,
-    else the first output's."""
-    if compute is not None:
-        return compute
-    if op.dtype_from is not None:
-        names = [i.name for i in op.inputs]
-        src = op.dtype_from
-        value = node.attrs[src] if src in node.attrs else node.inputs[names.index(src)]
-        return value if isinstance(value, dtypes.DType) else value.dtype
-    for x in node.inputs:
-        if isinstance(x, Value):
-            return x.dtype
-        if isinstance(x, tuple) and x and isinstance(x[0], Value):
-            return x[0].dtype
-    return node.outputs[0].dtype

@@ -7,7 +7,8 @@ from .registry import KernelNotFoundError, register_array_function, register_ker
 __all__ = ["register_kernel", "register_array_function", "KernelNotFoundError"]
 
 FAMILIES = ("copy", "creation", "elementwise", "reduce", "shape", "join", "indexing",
-            "linalg", "activation", "conv", "nn", "loss", "optim")
+            "linalg", "activation", "conv", "nn", "loss", "optim", "special", "sorting",
+            "sampling", "matrix")
 
 
 def _load_families():

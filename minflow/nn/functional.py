@@ -5,3 +5,8 @@ from ..ops.conv import *  # noqa: F401,F403
 from ..ops.nn import *  # noqa: F401,F403
 from ..ops.loss import *  # noqa: F401,F403
 from ..ops.join import *  # noqa
+from ..ops.distance import *  # noqa: F401,F403
+from ..ops.upsample import *  # noqa: F401,F403
+from ..ops.conv_transpose import *  # noqa: F401,F403
+from ..ops.pooling import *  # noqa: F401,F403
+from ..ops.normalization import *  # noqa: F401,F403

@@ -1,74 +1,289 @@
-"""nn.Graph: OneFlow's API for compiled graphs, forward only (evaluation) for now.
+"""nn.Graph: OneFlow's API for compiled graphs, for evaluation and for training.
 
-Subclass it, assign modules in ``__init__`` after ``super().__init__()``, and write
+Subclass it, call ``super().__init__()``, assign modules as attributes and write
 ``build(self, *inputs)`` as a module's forward. The first call with a given input
-signature (shapes, dtypes, devices) traces ``build`` lazily and compiles a plan (see
-minflow.graph); later calls with that signature only run the plan. Modules keep their
-parameters: the graph reads them by reference, so eager updates show in the next call.
-Training graphs (``loss.backward()`` in build, ``add_optimizer``) come in a later phase.
+signature (structure, shapes, dtypes, devices) traces ``build`` lazily and compiles a plan
+(see minflow.graph); later calls with that signature only run the plan. Inputs and outputs
+may be tensors, None, or tuples / lists / dicts of them.
+
+Training: ``add_optimizer(optimizer, lr_sch=None)`` and ``loss.backward()`` in build (a
+scalar loss). Each call then runs forward, backward and the optimizer's update ops, then
+steps the scheduler. The gradients feed the update ops directly: as in OneFlow, a graph
+call leaves ``param.grad`` untouched (None after ``zero_grad()``), which is the eager
+``zero_grad(set_to_none=True)`` view. The learning rate is a graph input read from the
+param groups at each call, so schedulers need no recompiling. Optimizer state (momentum
+buffers, ``exp_avg``, ``step``...) lives in ``optimizer.state``, shared with eager steps.
+
+Parameters and buffers are the modules' own tensors, read and written in place: training
+through the graph changes the module, eager changes show in the next call, BatchNorm's
+running stats update inside the graph, dropout draws fresh masks from the generator.
 """
+import time
+
+import numpy as np
+
+from ..core import dtype as dtypes
+from ..core.namespace import F
 from ..core.tensor import Tensor
 from ..graph import compile as compile_graph
 from ..graph.ir import Graph as GraphIR
-from ..graph.lazy import placeholder, set_outputs, tracing
+from ..graph.lazy import GraphBuildError, placeholder, set_outputs, tracing
+from ..graph.nest import flatten, leaf_paths, unflatten
+from ..graph.optim import add_update_ops
+from ..optim.lr_scheduler import LRScheduler
+from ..optim.optimizer import Optimizer
+from .modules.module import Module
 
 __all__ = ["Graph"]
+
+
+class _Compiled:
+    """One compiled signature: its plan, the input / output structures, the lr feeds."""
+
+    def __init__(self, plan, in_spec, out_spec, feeds, seconds):
+        self.plan, self.in_spec, self.out_spec = plan, in_spec, out_spec
+        self.feeds, self.seconds = feeds, seconds
 
 
 class Graph:
     """A compiled graph of ``build``; see the module docstring.
 
-    >>> class Eval(minflow.nn.Graph):
-    ...     def __init__(self, model):
+    >>> class Train(minflow.nn.Graph):
+    ...     def __init__(self, model, opt):
     ...         super().__init__()
     ...         self.model = model
-    ...     def build(self, x):
-    ...         return self.model(x).softmax(1)
-    >>> model = minflow.nn.Linear(4, 3)
-    >>> graph = Eval(model)
-    >>> x = minflow.randn(2, 4)
-    >>> bool((graph(x) - model(x).softmax(1)).abs().max() < 1e-6)
-    True
+    ...         self.add_optimizer(opt)
+    ...     def build(self, x, y):
+    ...         loss = ((self.model(x) - y) ** 2).mean()
+    ...         loss.backward()
+    ...         return loss
+    >>> model = minflow.nn.Linear(4, 1)
+    >>> graph = Train(model, minflow.optim.SGD(model.parameters(), lr=0.1))
+    >>> x, y = minflow.randn(8, 4), minflow.randn(8, 1)
+    >>> losses = [graph(x, y).item() for _ in range(3)]
+    >>> losses[2] < losses[0], model.weight.grad
+    (True, None)
     """
 
     max_plans = 8       # input signatures kept compiled; the oldest is dropped beyond this
+    plan_cache = True   # False: a call with another input signature is an error
 
     def __init__(self):
-        self._plans = {}
+        self._plans, self._last = {}, None
+        self._optimizers = []           # (optimizer, lr scheduler or None)
+        self._debug_level = 0
+        self.compile_log = []           # every message compiling wrote, whatever the level
 
     def build(self, *inputs):
         raise NotImplementedError(f"nn.Graph [{type(self).__name__}] is missing the required "
                                   f'"build" method')
 
-    def __call__(self, *inputs):
-        for i, x in enumerate(inputs):
-            if not isinstance(x, Tensor):
-                raise TypeError(f"{type(self).__name__}: graph inputs must be tensors, got "
-                                f"{type(x).__name__} at position {i}")
-        key = tuple((tuple(x.shape), x.dtype, x.device) for x in inputs)
+    # -- configuration ----------------------------------------------------------------
+    def add_optimizer(self, optimizer, lr_sch=None):
+        """Train with ``optimizer`` (and step ``lr_sch`` after each call); build must then
+        call ``loss.backward()``."""
+        self._check_init()
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"add_optimizer: expected a minflow.optim.Optimizer, got "
+                            f"{type(optimizer).__name__}")
+        if lr_sch is not None and (not isinstance(lr_sch, LRScheduler)
+                                   or lr_sch.optimizer is not optimizer):
+            raise TypeError("add_optimizer: lr_sch must be an LRScheduler of this optimizer, "
+                            f"got {type(lr_sch).__name__}")
+        self._optimizers.append((optimizer, lr_sch))
+        self._plans.clear()
+
+    def debug(self, level=1):
+        """Print what compiling does: 0 nothing, 1 signatures, pass reports and times,
+        2 the traced and the compiled graphs too, 3 with source lines."""
+        self._check_init()
+        self._debug_level = int(level)
+
+    @property
+    def training(self):
+        return bool(self._optimizers)
+
+    def modules(self):
+        """(name, module) for each module assigned as an attribute."""
+        return [(k, v) for k, v in vars(self).items() if isinstance(v, Module)]
+
+    # -- calling ------------------------------------------------------------------------
+    def __call__(self, *args):
+        self._check_init()
+        tensors, in_spec = flatten(args, "input")
+        key = (in_spec, tuple((x._data.shape, x.dtype, x.device) for x in tensors))
         entry = self._plans.get(key)
         if entry is None:
-            entry = self._plans[key] = self._compile(inputs)
-            if len(self._plans) > self.max_plans:
-                del self._plans[next(iter(self._plans))]
-        plan, single = entry
-        outputs = plan(*inputs)
-        return outputs[0] if single else outputs
+            entry = self._compile_for(key, tensors, in_spec)
+        self._last = key
+        feeds = [_lr_tensor(group["lr"], value.device) for group, value in entry.feeds]
+        outputs = entry.plan.run(*tensors, *feeds)
+        for optimizer, lr_sch in self._optimizers:
+            optimizer._opt_called = True     # the graph ran its update: no scheduler warning
+            if lr_sch is not None:
+                lr_sch.step()
+        return unflatten(entry.out_spec, outputs)[0]
 
-    def _compile(self, inputs):
-        """Trace ``build`` on placeholders like ``inputs``; the plan and whether build
-        returned one tensor."""
+    def _compile_for(self, key, tensors, in_spec):
+        """Compile for a new signature, logging what changed since the last call."""
+        if self._last is not None:
+            change = _describe_change(self._last, key)
+            if not self.plan_cache:
+                raise RuntimeError(f"{type(self).__name__}: the input signature changed "
+                                   f"({change}) and the plan cache is disabled (plan_cache = "
+                                   f"False); call it with the signature it was compiled for")
+            self._log(1, f"input signature changed: {change}; compiling a new plan")
+        entry = self._plans[key] = self._compile(tensors, in_spec)
+        if len(self._plans) > self.max_plans:
+            del self._plans[next(iter(self._plans))]
+        return entry
+
+    def _compile(self, tensors, in_spec):
+        """Trace ``build`` on placeholders like ``tensors``, add the optimizer, compile."""
+        start = time.perf_counter()
+        ir, out_spec = self._trace(tensors, in_spec)
+        self._check_roles(ir)
+        feeds = [f for optimizer, _ in self._optimizers for f in add_update_ops(ir, optimizer)]
+        self._log(2, f"traced graph:\n{ir.dump(sources=self._debug_level >= 3)}")
+        plan = compile_graph(ir)
+        seconds = time.perf_counter() - start
+        for report in plan.reports:
+            self._log(1, str(report))
+        self._log(1, f"compiled {len(plan.calls)} kernel calls in {seconds * 1e3:.1f} ms")
+        self._log(2, f"compiled graph:\n{plan.graph.dump(sources=self._debug_level >= 3)}")
+        return _Compiled(plan, in_spec, out_spec, feeds, seconds)
+
+    def _trace(self, tensors, in_spec):
+        """The traced IR of ``build`` and the structure of its outputs."""
         ir = GraphIR()
+        names = leaf_paths(in_spec, "input")
+        self._log(1, "compiling for " + (", ".join(
+            f"{n}: {x.dtype.name}{list(x.shape)} on {x.device}"
+            for n, x in zip(names, tensors)) or "no inputs"))
         with tracing(ir):
-            args = [placeholder(ir, x.shape, x.dtype, x.device, name=f"input{i}")
-                    for i, x in enumerate(inputs)]
-            outputs = self.build(*args)
-            set_outputs(ir, outputs)
-        if any(node.role != "forward" for node in ir.nodes):
-            raise NotImplementedError(f"{type(self).__name__}.build: training graphs "
-                                      f"(loss.backward() in build) are not supported yet; "
-                                      f"nn.Graph runs forward-only (evaluation) graphs")
-        return compile_graph(ir), isinstance(outputs, Tensor)
+            lazy = [placeholder(ir, x.shape, x.dtype, x.device, name=n)
+                    for x, n in zip(tensors, names)]
+            outputs = self.build(*unflatten(in_spec, lazy))
+            out_tensors, out_spec = flatten((outputs,), "output")
+            set_outputs(ir, out_tensors)
+        return ir, out_spec
+
+    def _check_roles(self, ir):
+        backward = any(node.role == "backward" for node in ir.nodes)
+        name = type(self).__name__
+        if self._optimizers and not backward:
+            raise GraphBuildError(f"{name}.build: a graph with an optimizer must call "
+                                  f"loss.backward() in build")
+        if backward and not self._optimizers:
+            raise GraphBuildError(f"{name}.build: loss.backward() in build needs an optimizer: "
+                                  f"call self.add_optimizer(optimizer) in __init__")
+
+    def _log(self, level, message):
+        self.compile_log.append(message)
+        if self._debug_level >= level:
+            print(f"[{type(self).__name__}] {message}")
+
+    def _check_init(self):
+        if "_plans" not in vars(self):
+            raise RuntimeError(f"{type(self).__name__}: call super().__init__() at the start "
+                               f"of __init__")
+
+    # -- reading and checkpoints ----------------------------------------------------------
+    @property
+    def plan(self):
+        """The plan of the latest call (None before the first)."""
+        entry = self._plans.get(self._last)
+        return entry.plan if entry is not None else None
+
+    def _latest(self, what):
+        plan = self.plan
+        if plan is None:
+            raise RuntimeError(f"{type(self).__name__}.{what}: the graph is not compiled yet; "
+                               f"call it once first")
+        return plan
+
+    def compile_report(self):
+        """The CompileReport of the latest call's plan (``str()`` or ``.as_dict()``)."""
+        return self._latest("compile_report").report
+
+    def to_dot(self):
+        """The latest plan's graph in Graphviz DOT, forward / backward / optimizer ops in
+        their colors."""
+        return self._latest("to_dot").graph.to_dot()
+
+    def to_networkx(self):
+        """The latest plan's graph as a networkx.DiGraph (nodes carry op and role)."""
+        return self._latest("to_networkx").graph.to_networkx()
 
     def __repr__(self):
-        return f"{type(self).__name__}(compiled for {len(self._plans)} input signature(s))"
+        lines = [f"{type(self).__name__}("]
+        for name, module in self.modules():
+            lines.append(_indent(f"({name}): {module!r}"))
+        for i, (opt, sch) in enumerate(self._optimizers):
+            lrs = [group["lr"] for group in opt.param_groups]
+            extra = f", lr_sch={type(sch).__name__}" if sch is not None else ""
+            lines.append(f"  (optimizer{i}): {type(opt).__name__}(lr={lrs}{extra})")
+        lines.append(")")
+        plan = self.plan
+        if plan is None:
+            lines.append("not compiled yet")
+        else:
+            lines.append(f"compiled for {len(self._plans)} input signature(s); the latest:")
+            lines.append(plan.graph.dump())
+        return "\n".join(lines)
+
+    def state_dict(self):
+        """{"modules": {name: state dict}, "optimizers": [...], "lr_schedulers": [...]}."""
+        return {"modules": {name: m.state_dict() for name, m in self.modules()},
+                "optimizers": [opt.state_dict() for opt, _ in self._optimizers],
+                "lr_schedulers": [None if s is None else s.state_dict()
+                                  for _, s in self._optimizers]}
+
+    def load_state_dict(self, state_dict):
+        """Load a ``state_dict()``; plans are compiled again (optimizer state is new)."""
+        modules = dict(self.modules())
+        for name, sd in state_dict["modules"].items():
+            if name not in modules:
+                raise KeyError(f"load_state_dict: no module {name!r} in {type(self).__name__}"
+                               f" (has {sorted(modules)})")
+            modules[name].load_state_dict(sd)
+        saved = list(zip(state_dict["optimizers"], state_dict["lr_schedulers"]))
+        if len(saved) != len(self._optimizers):
+            raise ValueError(f"load_state_dict: {len(saved)} optimizers saved, the graph has "
+                             f"{len(self._optimizers)}")
+        for (opt, sch), (opt_sd, sch_sd) in zip(self._optimizers, saved):
+            opt.load_state_dict(opt_sd)
+            if sch is not None and sch_sd is not None:
+                sch.load_state_dict(sch_sd)
+        self._plans.clear()
+        self._last = None
+
+
+def _lr_tensor(lr, device):
+    """The 0-d float64 tensor fed as a group's learning rate."""
+    if device.type == "cpu":
+        return Tensor._make(np.array(float(lr)), dtypes.float64, device)
+    return F.tensor(float(lr), dtype=dtypes.float64, device=device)
+
+
+def _describe_change(old, new):
+    """Which input changed and how, between two signature keys."""
+    (old_spec, old_sig), (new_spec, new_sig) = old, new
+    if old_spec != new_spec or len(old_sig) != len(new_sig):
+        return "the structure of the inputs changed"
+    names = leaf_paths(new_spec, "input")
+    changes = []
+    for name, a, b in zip(names, old_sig, new_sig):
+        for what, x, y in zip(("shape", "dtype", "device"), a, b):
+            if x != y:
+                x, y = (list(x), list(y)) if what == "shape" else (x, y)
+                changes.append(f"{name} {what} {_name(x)} -> {_name(y)}")
+    return "; ".join(changes)
+
+
+def _name(x):
+    return x.name if isinstance(x, dtypes.DType) else str(x)
+
+
+def _indent(text):
+    return "\n".join("  " + line for line in text.splitlines())

@@ -5,7 +5,8 @@ leaky_relu is the model op of the code base, end to end:
   -> kernels: kernels/generic/activation.py (cpu), kernels/cupy/activation.py (cuda)
   -> grad functions: autograd/grads/activation.py
 Others are ops where that pays (relu, gelu, softmax, log_softmax) or composites of
-differentiable ops (elu, silu, softplus, hardtanh, gelu with approximate='tanh').
+differentiable ops (elu, silu, softplus, hardtanh, relu6, hardsigmoid, hardswish, mish,
+logsigmoid, softsign, gelu with approximate='tanh').
 """
 import math
 
@@ -18,7 +19,8 @@ from . import infer
 from .registry import Attr, define_op
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "gelu", "silu", "softplus",
-           "hardtanh", "softmax", "log_softmax", "sigmoid", "tanh"]
+           "hardtanh", "relu6", "hardsigmoid", "hardswish", "mish", "logsigmoid", "softsign",
+           "softmax", "log_softmax", "sigmoid", "tanh"]
 
 EW = ("elementwise", "no_side_effect")
 
@@ -234,6 +236,92 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if inplace:
         return _inplace(hardtanh, "hardtanh", input, min_val, max_val)
     return F.clamp(input, min_val, max_val)
+
+
+# NOTE: relu6, hardsigmoid and hardswish pick their branches with where() on constants, not
+# clamp: torch's gradient is 0 at the kinks of relu6 and hardsigmoid ((2x + 3) / 6 for
+# hardswish), where clamp's would be 1; NaN falls through to the last branch and stays NaN.
+
+@public
+def relu6(input, inplace=False):
+    """relu6(input, inplace=False) -> Tensor
+
+    out = min(max(x, 0), 6); the gradient is 0 at 0 and 6, as torch.
+
+    >>> minflow.nn.functional.relu6(minflow.tensor([-1.0, 3.0, 7.0])).tolist()
+    [0.0, 3.0, 6.0]
+    """
+    if inplace:
+        return _inplace(relu6, "relu6", input)
+    return F.where(F.le(input, 0.0), 0.0, F.where(F.ge(input, 6.0), 6.0, input))
+
+
+@public
+def hardsigmoid(input, inplace=False):
+    """hardsigmoid(input, inplace=False) -> Tensor
+
+    out = 0 if x <= -3, 1 if x >= 3, else x / 6 + 1 / 2.
+
+    >>> minflow.nn.functional.hardsigmoid(minflow.tensor([-4.0, 0.0, 4.0])).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    if inplace:
+        return _inplace(hardsigmoid, "hardsigmoid", input)
+    middle = F.add(F.div(input, 6.0), 0.5)
+    return F.where(F.le(input, -3.0), 0.0, F.where(F.ge(input, 3.0), 1.0, middle))
+
+
+@public
+def hardswish(input, inplace=False):
+    """hardswish(input, inplace=False) -> Tensor
+
+    out = 0 if x < -3, x if x > 3, else x * (x + 3) / 6.
+
+    >>> minflow.nn.functional.hardswish(minflow.tensor([-4.0, 0.0, 4.0])).tolist()
+    [0.0, 0.0, 4.0]
+    """
+    if inplace:
+        return _inplace(hardswish, "hardswish", input)
+    middle = F.div(F.mul(input, F.add(input, 3.0)), 6.0)
+    return F.where(F.lt(input, -3.0), 0.0, F.where(F.gt(input, 3.0), input, middle))
+
+
+@public
+def mish(input, inplace=False):
+    """mish(input, inplace=False) -> Tensor
+
+    out = x * tanh(softplus(x)).
+
+    >>> round(minflow.nn.functional.mish(minflow.tensor([1.0])).item(), 4)
+    0.8651
+    """
+    if inplace:
+        return _inplace(mish, "mish", input)
+    return F.mul(input, F.tanh(softplus(input)))
+
+
+@public
+def logsigmoid(input):
+    """logsigmoid(input) -> Tensor
+
+    out = log(1 / (1 + exp(-x))) = -softplus(-x), computed stably.
+
+    >>> round(minflow.nn.functional.logsigmoid(minflow.tensor([0.0])).item(), 4)
+    -0.6931
+    """
+    return F.neg(softplus(F.neg(input)))
+
+
+@public
+def softsign(input):
+    """softsign(input) -> Tensor
+
+    out = x / (1 + |x|).
+
+    >>> minflow.nn.functional.softsign(minflow.tensor([-3.0, 1.0])).tolist()
+    [-0.75, 0.5]
+    """
+    return F.div(input, F.add(F.abs(input), 1.0))
 
 
 sigmoid, tanh = F.sigmoid, F.tanh

@@ -18,7 +18,8 @@ from . import infer
 from .registry import Attr, Input, define_op
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits"]
+           "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
+           "soft_margin_loss", "margin_ranking_loss"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -356,3 +357,120 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     2.0
     """
     return _pointwise("l1_loss", F.abs, input, target, size_average, reduce, reduction, weight)
+
+
+@public
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean',
+    beta=1.0) -> Tensor
+
+    loss = 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, d = input - target
+    (beta = 0: l1_loss).
+
+    >>> x, zero = minflow.tensor([0.5, 3.0]), minflow.zeros(2)
+    >>> minflow.nn.functional.smooth_l1_loss(x, zero, reduction='sum').item()
+    2.625
+    """
+    if beta < 0:
+        raise RuntimeError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
+    if beta == 0:
+        return _pointwise("smooth_l1_loss", F.abs, input, target, size_average, reduce,
+                          reduction, None)
+    return _pointwise("smooth_l1_loss", lambda d: _huber(d, beta, 0.5 / beta, 0.5 * beta, 1.0),
+                      input, target, size_average, reduce, reduction, None)
+
+
+@public
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """huber_loss(input, target, reduction='mean', delta=1.0, weight=None) -> Tensor
+
+    loss = 0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta), d = input - target;
+    times ``weight`` if given ('mean' then divides by sum(weight)).
+
+    >>> x, zero = minflow.tensor([0.5, 3.0]), minflow.zeros(2)
+    >>> minflow.nn.functional.huber_loss(x, zero, reduction='sum').item()
+    2.625
+    """
+    if delta <= 0:
+        raise RuntimeError(f"huber_loss: delta must be positive, got {delta}")
+    return _pointwise("huber_loss", lambda d: _huber(d, delta, 0.5, 0.5 * delta * delta, delta),
+                      input, target, None, None, reduction, weight)
+
+
+def _huber(diff, threshold, quad, shift, slope):
+    """quad * d^2 where |d| < threshold, else slope * |d| - shift (the two meet there)."""
+    size = F.abs(diff)
+    return F.where(F.lt(size, threshold), F.mul(F.square(diff), quad),
+                   F.sub(F.mul(size, slope), shift))
+
+
+@public
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """kl_div(input, target, size_average=None, reduce=None, reduction='mean',
+    log_target=False) -> Tensor
+
+    loss = t * (log t - x) for log-probabilities x and probabilities t (0 where t = 0), or
+    exp(t) * (t - x) with log_target. 'batchmean' divides the sum by the batch size
+    (input.size(0)): the KL divergence proper; 'mean' divides by the element count.
+
+    >>> logp, q = minflow.tensor([[0.0, 0.0]]).log_softmax(1), minflow.tensor([[0.5, 0.5]])
+    >>> minflow.nn.functional.kl_div(logp, q, reduction='batchmean').item()
+    0.0
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _reduction("kl_div", size_average, reduce, "mean")
+    elif reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"kl_div: reduction must be one of {list(_REDUCTIONS)} or "
+                         f"'batchmean', got {reduction!r}")
+    if reduction == "mean":
+        warnings.warn("kl_div: reduction='mean' divides the total loss by both the batch size "
+                      "and the support size; 'batchmean' divides only by the batch size, and "
+                      "matches the math definition of KL divergence", stacklevel=2)
+    if log_target:
+        loss = F.mul(F.exp(target), F.sub(target, input))
+    else:
+        # xlogy(t, t): log sees 1 where t = 0, so neither branch of where() holds inf or nan
+        positive = F.gt(target, 0)
+        safe = F.where(positive, target, 1.0)
+        loss = F.sub(F.where(positive, F.mul(target, F.log(safe)), 0.0), F.mul(target, input))
+    if reduction == "batchmean":
+        total = F.sum(loss)
+        return F.div(total, input.shape[0]) if input.ndim else total
+    return _reduce(loss, reduction)
+
+
+@public
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean')
+    -> Tensor
+
+    loss = log(1 + exp(-y x)) for labels y in {1, -1}.
+
+    >>> x, y = minflow.tensor([0.0]), minflow.tensor([1.0])
+    >>> round(minflow.nn.functional.soft_margin_loss(x, y).item(), 4)
+    0.6931
+    """
+    reduction = _reduction("soft_margin_loss", size_average, reduce, reduction)
+    _same_shape("soft_margin_loss", input, target)
+    return _reduce(F.softplus(F.neg(F.mul(input, target))), reduction)
+
+
+@public
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+    reduction='mean') -> Tensor
+
+    loss = max(0, -y (x1 - x2) + margin) for labels y in {1, -1}.
+
+    >>> x1, x2, y = minflow.tensor([1.0, 1.0]), minflow.tensor([2.0, 0.0]), minflow.ones(2)
+    >>> minflow.nn.functional.margin_ranking_loss(x1, x2, y, reduction='none').tolist()
+    [1.0, 0.0]
+    """
+    reduction = _reduction("margin_ranking_loss", size_average, reduce, reduction)
+    if not input1.ndim == input2.ndim == target.ndim:
+        raise RuntimeError(f"margin_ranking_loss: All input tensors should have same dimension "
+                           f"but got sizes: input1: {list(input1.shape)}, input2: "
+                           f"{list(input2.shape)}, target: {list(target.shape)}")
+    loss = F.clamp(F.add(F.neg(F.mul(target, F.sub(input1, input2))), margin), min=0)
+    return _reduce(loss, reduction)

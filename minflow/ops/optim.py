@@ -15,8 +15,10 @@ every tensor they write, so a tensor saved for backward that an update changed i
 Hyperparameters (lr, betas, ...) are attrs: Python floats, validated on each call.
 ``step`` (the count torch keeps as a float tensor in the optimizer state) is a mutable
 input that the kernel increments, so an update needs no per-step attr.
-NOTE: a graph mode that reads the learning rate from a tensor each call would add an
-optional ``lr`` tensor input beside the attr; kernels take lr as a number either way.
+``lr`` may also be a 0-d float tensor (as torch's optimizers accept): it then goes to the
+optional input ``lr_tensor``, read when the kernel runs, and the attr is set to 0.0. Graph
+mode uses this: the learning rate is a graph input fed at every call, so schedulers work
+without recompiling. Kernels take lr as a number either way.
 """
 from ..core import dtype as dtypes
 from ..core.grad_mode import state as grad_state
@@ -31,6 +33,16 @@ TRAITS = ("no_grad", "opaque")     # not no_side_effect: graph passes must keep 
 
 def _mutable(name, optional=False):
     return Input(name, optional=optional, mutable=True)
+
+
+LR = Input("lr_tensor", optional=True, promote=False)    # a tensor lr, read per call
+
+
+def _check_lr(lr_tensor):
+    if lr_tensor is not None and (lr_tensor._data.shape != () or
+                                  lr_tensor.dtype not in dtypes.FLOATS):
+        raise RuntimeError(f"expected lr to be a float or a 0-d float tensor, got shape "
+                           f"{list(lr_tensor._data.shape)} and dtype {lr_tensor.dtype.name}")
 
 
 def _tensor(x, name):
@@ -67,6 +79,10 @@ def _run(op, inputs, attrs, mutable):
     """Run the update op, then bump the version of each tensor it wrote (``mutable``:
     their positions in ``inputs``)."""
     param = inputs[0]
+    lr = attrs["lr"]
+    if isinstance(lr, Tensor):
+        attrs["lr"] = 0.0
+    inputs = inputs + (lr if isinstance(lr, Tensor) else None,)
     if grad_state.grad_enabled and isinstance(param, Tensor) and param._requires_grad:
         raise RuntimeError(f"{op.name}: a leaf Variable that requires grad is being used in an "
                            f"in-place operation; run the update under minflow.no_grad()")
@@ -86,7 +102,12 @@ def group_attrs(op, attrs):
     so the per-parameter calls of one step skip what this checked (an optimizer's defaults
     come as ints: momentum=0, weight_decay=0).
     """
+    lr = attrs.get("lr")
+    if isinstance(lr, Tensor):      # a tensor lr passes through to the update function
+        attrs["lr"] = 0.0
     op.resolve_attrs(attrs)
+    if isinstance(lr, Tensor):
+        attrs["lr"] = lr
     for attr in op.attrs:
         if attr.default is not REQUIRED and attrs[attr.name] == attr.default:
             attrs[attr.name] = attr.default
@@ -95,10 +116,11 @@ def group_attrs(op, attrs):
 
 # ---- sgd_update ------------------------------------------------------------------------
 
-def _sgd_infer(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov,
-               maximize, init_buffer):
+def _sgd_infer(param, grad, momentum_buffer, lr_tensor, lr, momentum, dampening, weight_decay,
+               nesterov, maximize, init_buffer):
     _check_param(param)
     _like_param(param, grad, "grad")
+    _check_lr(lr_tensor)
     if momentum != 0:
         _like_param(param, momentum_buffer, "momentum_buffer", "momentum != 0")
     if nesterov and (momentum <= 0 or dampening != 0):
@@ -107,7 +129,7 @@ def _sgd_infer(param, grad, momentum_buffer, lr, momentum, dampening, weight_dec
 
 
 SGD_UPDATE = define_op(
-    "sgd_update", [_mutable("param"), "grad", _mutable("momentum_buffer", optional=True)],
+    "sgd_update", [_mutable("param"), "grad", _mutable("momentum_buffer", optional=True), LR],
     ["param_out"], infer=_sgd_infer, traits=TRAITS,
     attrs=[Attr("lr", "float", min=0.0), Attr("momentum", "float", 0.0, min=0.0),
            Attr("dampening", "float", 0.0), Attr("weight_decay", "float", 0.0, min=0.0),
@@ -138,10 +160,11 @@ def sgd_update(param, grad, momentum_buffer=None, *, lr, momentum=0.0, dampening
 
 # ---- adam_update (Adam and AdamW) ------------------------------------------------------
 
-def _adam_infer(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, betas, eps,
-                weight_decay, amsgrad, maximize, decoupled_weight_decay):
+def _adam_infer(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr_tensor, lr, betas,
+                eps, weight_decay, amsgrad, maximize, decoupled_weight_decay):
     _check_param(param)
     _like_param(param, grad, "grad")
+    _check_lr(lr_tensor)
     _like_param(param, exp_avg, "exp_avg")
     _like_param(param, exp_avg_sq, "exp_avg_sq")
     if amsgrad:
@@ -155,7 +178,7 @@ def _adam_infer(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta
 ADAM_UPDATE = define_op(
     "adam_update",
     [_mutable("param"), "grad", _mutable("exp_avg"), _mutable("exp_avg_sq"),
-     _mutable("max_exp_avg_sq", optional=True), _mutable("step")],
+     _mutable("max_exp_avg_sq", optional=True), _mutable("step"), LR],
     ["param_out"], infer=_adam_infer, traits=TRAITS,
     attrs=[Attr("lr", "float", min=0.0), Attr("betas", "floats", (0.9, 0.999)),
            Attr("eps", "float", 1e-8, min=0.0), Attr("weight_decay", "float", 0.0, min=0.0),
@@ -192,10 +215,11 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, lr,
 
 # ---- rmsprop_update --------------------------------------------------------------------
 
-def _rmsprop_infer(param, grad, square_avg, grad_avg, momentum_buffer, step, lr, alpha, eps,
-                   weight_decay, momentum, centered, maximize):
+def _rmsprop_infer(param, grad, square_avg, grad_avg, momentum_buffer, step, lr_tensor, lr,
+                   alpha, eps, weight_decay, momentum, centered, maximize):
     _check_param(param)
     _like_param(param, grad, "grad")
+    _check_lr(lr_tensor)
     _like_param(param, square_avg, "square_avg")
     if centered:
         _like_param(param, grad_avg, "grad_avg", "centered=True")
@@ -208,7 +232,7 @@ def _rmsprop_infer(param, grad, square_avg, grad_avg, momentum_buffer, step, lr,
 RMSPROP_UPDATE = define_op(
     "rmsprop_update",
     [_mutable("param"), "grad", _mutable("square_avg"), _mutable("grad_avg", optional=True),
-     _mutable("momentum_buffer", optional=True), _mutable("step")],
+     _mutable("momentum_buffer", optional=True), _mutable("step"), LR],
     ["param_out"], infer=_rmsprop_infer, traits=TRAITS,
     attrs=[Attr("lr", "float", min=0.0), Attr("alpha", "float", 0.99, min=0.0),
            Attr("eps", "float", 1e-8, min=0.0), Attr("weight_decay", "float", 0.0, min=0.0),
@@ -241,16 +265,18 @@ def rmsprop_update(param, grad, square_avg, grad_avg, momentum_buffer, step, *, 
 
 # ---- adagrad_update --------------------------------------------------------------------
 
-def _adagrad_infer(param, grad, state_sum, step, lr, lr_decay, weight_decay, eps, maximize):
+def _adagrad_infer(param, grad, state_sum, step, lr_tensor, lr, lr_decay, weight_decay, eps,
+                   maximize):
     _check_param(param)
     _like_param(param, grad, "grad")
+    _check_lr(lr_tensor)
     _like_param(param, state_sum, "state_sum")
     _check_step(step)
     return param._data.shape, param.dtype
 
 
 ADAGRAD_UPDATE = define_op(
-    "adagrad_update", [_mutable("param"), "grad", _mutable("state_sum"), _mutable("step")],
+    "adagrad_update", [_mutable("param"), "grad", _mutable("state_sum"), _mutable("step"), LR],
     ["param_out"], infer=_adagrad_infer, traits=TRAITS,
     attrs=[Attr("lr", "float", min=0.0), Attr("lr_decay", "float", 0.0, min=0.0),
            Attr("weight_decay", "float", 0.0, min=0.0), Attr("eps", "float", 1e-10, min=0.0),

@@ -7,7 +7,10 @@ Inference receives tensors (or Python scalars) and attrs and must never read dat
 from ..core import dtype as dtypes
 from ..core.device import Device
 
-__all__ = ["Input", "Attr", "OpDef", "define_op", "get_op", "all_ops", "REQUIRED", "TRAITS"]
+import sys
+
+__all__ = ["Input", "Attr", "OpDef", "define_op", "get_op", "all_ops", "remove_op", "REQUIRED",
+           "TRAITS"]
 
 TRAITS = frozenset({
     "no_grad",          # not differentiable: outputs never require grad
@@ -163,7 +166,8 @@ class OpDef:
         self.source = source
         self.is_view = "view" in self.traits
         # the eager interpreter's one-pass path applies to ops without these features
-        self.fast = (not any(i.variadic or not i.promote for i in self.inputs)
+        # (an input's promote flag matters only where the op promotes)
+        self.fast = (not any(i.variadic or (promote and not i.promote) for i in self.inputs)
                      and "device" not in self._attr_index and dtype_from is None)
 
     def resolve_attrs(self, attrs):
@@ -195,9 +199,11 @@ def define_op(name, inputs, outputs=("out",), *, infer, attrs=(), traits=(), che
     """Declare an op; a second definition of the same name is an error."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"define_op: expected a non-empty op name, got {name!r}")
+    if source is None:      # where the op is defined, for clash errors: the calling module
+        source = sys._getframe(1).f_globals.get("__name__", "?")
     if name in _REGISTRY:
-        first = _REGISTRY[name].source or "minflow"
-        raise ValueError(f"define_op: op {name!r} is already defined (by {first})")
+        raise ValueError(f"define_op: op {name!r} is already defined by {_REGISTRY[name].source}; "
+                         f"defined again by {source}")
     op = OpDef(name, inputs, outputs, infer, attrs, traits, check, promote, dtype_from, doc,
                source)
     _REGISTRY[name] = op
@@ -211,6 +217,11 @@ def get_op(name):
         close = [n for n in _REGISTRY if name in n or n in name][:8]
         raise KeyError(f"no op named {name!r}" + (f"; did you mean {close}?" if close else ""))
     return op
+
+
+def remove_op(name):
+    """Take op ``name`` out of the registry (minflow.library's unload and reload)."""
+    return _REGISTRY.pop(name)
 
 
 def all_ops():

@@ -97,6 +97,18 @@ CASES = {
         lambda x, t, w: nnF.cross_entropy(x, t, weight=w.detach(), reduction="sum"),
         [Leaf(4, 5, 3), Ints(5, 4, 3), Leaf(5, **POS)]),
     "cumsum": (lambda x: x.cumsum(1), [Leaf(3, 4)]),
+    "cumprod": (lambda x: x.cumprod(1), [Leaf(3, 4, **POS)]),
+    "atan2": (lambda y, x: minflow.atan2(y, x), [Leaf(3, 4, **POS), Leaf(3, 4, **POS)]),
+    "erf": (lambda x: minflow.erf(x), [Leaf(3, 4)]),
+    "erfinv": (lambda x: minflow.erfinv(x), [Leaf(3, 4, low=-0.9, high=0.9)]),
+    "trunc": (lambda x: minflow.trunc(x), [Leaf(3, 4)]),
+    "flip": (lambda x: minflow.flip(x, (1,)), [Leaf(3, 4)]),
+    "roll": (lambda x: minflow.roll(x, 1, 1), [Leaf(3, 4)]),
+    "diagonal": (lambda x: minflow.diagonal(x, 1), [Leaf(4, 4)]),
+    "diagonal_grad": (lambda g: op("diagonal_grad", g, input_size=(4, 4), offset=0, dim1=0,
+                                   dim2=1), [Leaf(4)]),
+    "det": (lambda x: minflow.linalg.det(x + 4 * minflow.eye(3, dtype=F64)), [Leaf(3, 3)]),
+    "inverse": (lambda x: minflow.linalg.inv(x + 4 * minflow.eye(3, dtype=F64)), [Leaf(3, 3)]),
     "div": (lambda a, b: a / b, [Leaf(3, 4), Leaf(3, 1, **POS)]),
     "dropout": (lambda x: nnF.dropout(x, 0.4), [Leaf(6, 5)]),
     "dropout_grad": (lambda g, m: op("dropout_grad", g, m, scale=2.0), [Leaf(3, 4), Mask(3, 4)]),
@@ -198,3 +210,59 @@ EXCLUDED = {
 def make_inputs(key, seed=0):
     rng = np.random.default_rng(seed)
     return [spec.make(rng) for spec in CASES[key][1]]
+
+# sorting, special math and matrix ops (tests/ops/test_sorting.py, test_special.py,
+# test_linalg_extra.py); sort and topk are composites of argsort / topk indices and gather
+CASES.update({
+    "trunc": (lambda x: x.trunc() * x, [Leaf(3, 4)]),
+    "erf": (lambda x: x.erf(), [Leaf(3, 4)]),
+    "erfinv": (lambda x: x.erfinv(), [Leaf(3, 4, low=-0.9, high=0.9)]),
+    "atan2": (lambda a, b: minflow.atan2(a, b), [Leaf(3, 4), Leaf(4, **POS)]),
+    "cumprod": (lambda x: x.cumprod(1), [Leaf(3, 4)]),
+    "flip": (lambda x: x.flip([0, 1]), [Leaf(3, 4)]),
+    "roll": (lambda x: x.roll((1, -2), (0, 1)), [Leaf(3, 4)]),
+    "diagonal": (lambda x: x.diagonal(1, 0, 2), [Leaf(3, 2, 4)]),
+    "diagonal_grad": (lambda v: minflow.diag(v, -1), [Leaf(3)]),
+    "inverse": (lambda a: (a + 3 * minflow.eye(3, dtype=F64)).inverse(), [Leaf(2, 3, 3)]),
+    "det": (lambda a: (a + 3 * minflow.eye(3, dtype=F64)).det(), [Leaf(2, 3, 3)]),
+    "composite/sort": (lambda x: x.sort(1, descending=True).values, [Leaf(3, 4)]),
+    "composite/topk": (lambda x: x.topk(2).values, [Leaf(3, 4)]),
+    "composite/lerp": (lambda a, b, w: minflow.lerp(a, b, w), [Leaf(3, 4), Leaf(3, 4),
+                                                              Leaf(4)]),
+    "composite/addmm": (lambda c, a, b: minflow.addmm(c, a, b, beta=0.5, alpha=2),
+                        [Leaf(4), Leaf(3, 2), Leaf(2, 4)]),
+    "composite/trace": (lambda x: x.trace(), [Leaf(4, 4)]),
+    "composite/vector_norm": (lambda x: minflow.linalg.vector_norm(x, 3, dim=1),
+                              [Leaf(3, 4, **POS)]),
+    "composite/matrix_norm": (lambda x: minflow.linalg.matrix_norm(x), [Leaf(2, 3, 4)]),
+})
+
+# nn composites added with the functional/module batch (activations, distances, losses,
+# interpolate, group_norm, conv_transpose2d, pools, an LSTM step): no ops of their own
+CASES.update({
+    "composite/relu6": (nnF.relu6, [Leaf(3, 4, low=-2.0, high=8.0)]),
+    "composite/hardsigmoid": (nnF.hardsigmoid, [Leaf(3, 4, low=-5.0, high=5.0)]),
+    "composite/hardswish": (nnF.hardswish, [Leaf(3, 4, low=-5.0, high=5.0)]),
+    "composite/mish": (nnF.mish, [Leaf(3, 4)]),
+    "composite/logsigmoid": (nnF.logsigmoid, [Leaf(3, 4)]),
+    "composite/normalize": (lambda x: nnF.normalize(x, dim=0), [Leaf(3, 4)]),
+    "composite/cosine_similarity": (nnF.cosine_similarity, [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/smooth_l1_loss": (lambda a, b: nnF.smooth_l1_loss(a, b, beta=0.5),
+                                 [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/kl_div": (lambda a, b: nnF.kl_div(a.log_softmax(1), b, reduction="batchmean"),
+                         [Leaf(3, 4), Leaf(3, 4, **PROB)]),
+    "composite/interpolate_nearest": (lambda x: nnF.interpolate(x, scale_factor=1.5),
+                                      [Leaf(2, 3, 4, 4)]),
+    "composite/interpolate_bilinear": (
+        lambda x: nnF.interpolate(x, size=(5, 7), mode="bilinear"), [Leaf(2, 3, 4, 4)]),
+    "composite/group_norm": (lambda x, w, b: nnF.group_norm(x, 2, w, b),
+                             [Leaf(2, 4, 5), Leaf(4), Leaf(4)]),
+    "composite/conv_transpose2d": (
+        lambda x, w, b: nnF.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
+        [Leaf(2, 3, 4, 4), Leaf(3, 2, 3, 3), Leaf(2)]),
+    "composite/adaptive_max_pool2d": (lambda x: nnF.adaptive_max_pool2d(x, (2, 3)),
+                                      [Leaf(2, 3, 5, 5)]),
+    "composite/lstm": (lambda x, h, c, w, u: minflow.nn.modules.rnn._lstm_step(
+        nnF.linear(x, w), h, c, u, None), [Leaf(2, 3), Leaf(2, 4), Leaf(2, 4), Leaf(16, 3),
+                                          Leaf(16, 4)]),
+})

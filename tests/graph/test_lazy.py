@@ -97,15 +97,33 @@ def test_data_dependent_shapes_cannot_be_traced(call):
             call(x)
 
 
-def test_in_place_ops_are_a_clear_error():
+def test_in_place_ops_are_traced_out_of_place():
     real = minflow.ones(3)
     with mg.trace() as g:
         x = mg.placeholder(g, (3,))
-        with pytest.raises(mg.GraphBuildError, match=r"^add_: in-place ops and out= cannot be traced yet"):
-            x.add_(1)
-        with pytest.raises(mg.GraphBuildError, match=r"^mul_: .*x = x.add\(y\)"):
-            real.mul_(x)
-        with pytest.raises(mg.GraphBuildError, match=r"^out=: in-place ops and out= cannot be traced yet"):
+        y = x * 1
+        y.add_(1)                   # y now stands for the result
+        real.mul_(y)                # a real tensor: written back after each run
+        mg.set_outputs(g, (y, real * 1))
+    assert real.tolist() == [1.0, 1.0, 1.0]          # tracing ran nothing
+    plan = mg.compile(g)
+    out, read = plan(minflow.tensor([1.0, 2.0, 3.0]))
+    assert out.tolist() == [2.0, 3.0, 4.0] and read.tolist() == [2.0, 3.0, 4.0]
+    assert real.tolist() == [2.0, 3.0, 4.0]
+    plan(minflow.tensor([1.0, 2.0, 3.0]))
+    assert real.tolist() == [4.0, 9.0, 16.0]
+    assert "write %" in str(g)
+
+
+def test_in_place_on_views_and_out_are_clear_errors():
+    real = minflow.ones(3)
+    with mg.trace() as g:
+        x = mg.placeholder(g, (3,))
+        with pytest.raises(mg.GraphBuildError, match=r"^add_: in-place ops on views cannot"):
+            x[1:].add_(1)
+        with pytest.raises(mg.GraphBuildError, match=r"^mul_: in-place ops on views cannot"):
+            real[:2].mul_(2)
+        with pytest.raises(mg.GraphBuildError, match=r"^out=: .*out= cannot be traced"):
             minflow.add(x, 1, out=minflow.ones(3))
     assert real.tolist() == [1.0, 1.0, 1.0]
 

@@ -114,3 +114,32 @@ class CumsumGrad(GradFunction):
         total = F.sum(grad_out, ctx.dim, keepdim=True)
         grad = F.add(F.sub(total, F.cumsum(grad_out, ctx.dim)), grad_out)
         return F.cast(grad, ctx.dtype)
+
+
+@register_grad("cumprod")
+class CumprodGrad(GradFunction):
+    """Exact with zeros, as torch: before a slice's first zero, g_k = rev_cumsum(g * out)_k
+    / x_k; at the first zero, the same sum over the cumprod with that zero replaced by
+    1; after it, 0 (every product there has the zero in it twice over or not at all)."""
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.save_for_backward(inputs[0], outputs[0])
+        ctx.dim = attrs["dim"]
+
+    def apply(self, ctx, grad_out):
+        x, out = ctx.saved_tensors
+        if x.ndim == 0:
+            return grad_out
+        dim = ctx.dim
+        zeros_so_far = F.cumsum(F.eq(x, 0), dim)
+        before = F.eq(zeros_so_far, 0)
+        first = F.logical_and(F.eq(x, 0), F.eq(zeros_so_far, 1))
+        grad_before = F.div(_reverse_cumsum(F.mul(grad_out, out), dim), F.where(before, x, 1))
+        skip_first = F.cumprod(F.where(first, 1, x), dim)
+        grad_first = _reverse_cumsum(F.mul(grad_out, skip_first), dim)
+        return F.where(before, grad_before, F.where(first, grad_first, 0))
+
+
+def _reverse_cumsum(t, dim):
+    """out_k = sum of t_i for i >= k along dim."""
+    return F.add(F.sub(F.sum(t, dim, keepdim=True), F.cumsum(t, dim)), t)

@@ -51,8 +51,10 @@ def _addcdiv_(xp, target, value, num, denom, spare):
 
 
 @register_kernel("sgd_update", BOTH, FLOATS)
-def sgd_update(xp, param, grad, momentum_buffer, lr, momentum, dampening, weight_decay,
-               nesterov, maximize, init_buffer):
+def sgd_update(xp, param, grad, momentum_buffer, lr_tensor, lr, momentum, dampening,
+               weight_decay, nesterov, maximize, init_buffer):
+    if lr_tensor is not None:       # graph mode: lr fed as a 0-d tensor per call
+        lr = float(lr_tensor)
     g, owned = _decayed(xp, param, grad, weight_decay, maximize)
     if momentum != 0:
         buf = momentum_buffer
@@ -68,13 +70,35 @@ def sgd_update(xp, param, grad, momentum_buffer, lr, momentum, dampening, weight
         else:
             g, owned = buf, False
     # param + (-lr) * g, as torch's param.add_(g, alpha=-lr)
-    param += xp.multiply(g, -lr, out=g if owned else None)
+    _add_scaled_(xp, param, g, -lr, owned)
     return param
 
 
+# NOTE: numpy has no axpy, so param += alpha * g needs the product somewhere. Written into
+# a gradient the caller still holds, it would change it; a parameter-sized temporary
+# would raise peak memory by the largest weight. Blocks of rows go through one scratch of
+# at most this many elements instead; each block costs ~1.5 us of Python, hence big ones.
+_SCRATCH = 65536
+
+
+def _add_scaled_(xp, param, g, alpha, owned):
+    """param += alpha * g: the product in ``g`` where owned, else block by block."""
+    if owned or g.size <= _SCRATCH:
+        param += xp.multiply(g, alpha, out=g if owned else None)
+        return
+    rows = max(1, _SCRATCH * g.shape[0] // g.size)
+    scratch = xp.empty((rows,) + g.shape[1:], g.dtype)
+    for start in range(0, g.shape[0], rows):
+        block = param[start:start + rows]     # `param[a:b] += x` would also assign back
+        xp.add(block, xp.multiply(g[start:start + rows], alpha, out=scratch[:len(block)]),
+               out=block)
+
+
 @register_kernel("adam_update", BOTH, FLOATS)
-def adam_update(xp, param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, betas, eps,
-                weight_decay, amsgrad, maximize, decoupled_weight_decay):
+def adam_update(xp, param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr_tensor, lr,
+                betas, eps, weight_decay, amsgrad, maximize, decoupled_weight_decay):
+    if lr_tensor is not None:       # graph mode: lr fed as a 0-d tensor per call
+        lr = float(lr_tensor)
     beta1, beta2 = betas
     step += 1
     count = float(step)
@@ -105,8 +129,10 @@ def adam_update(xp, param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, 
 
 
 @register_kernel("rmsprop_update", BOTH, FLOATS)
-def rmsprop_update(xp, param, grad, square_avg, grad_avg, momentum_buffer, step, lr, alpha,
-                   eps, weight_decay, momentum, centered, maximize):
+def rmsprop_update(xp, param, grad, square_avg, grad_avg, momentum_buffer, step, lr_tensor,
+                   lr, alpha, eps, weight_decay, momentum, centered, maximize):
+    if lr_tensor is not None:       # graph mode: lr fed as a 0-d tensor per call
+        lr = float(lr_tensor)
     step += 1
     g, owned = _decayed(xp, param, grad, weight_decay, maximize)
     square_avg *= alpha
@@ -133,8 +159,10 @@ def rmsprop_update(xp, param, grad, square_avg, grad_avg, momentum_buffer, step,
 
 
 @register_kernel("adagrad_update", BOTH, FLOATS)
-def adagrad_update(xp, param, grad, state_sum, step, lr, lr_decay, weight_decay, eps,
-                   maximize):
+def adagrad_update(xp, param, grad, state_sum, step, lr_tensor, lr, lr_decay, weight_decay,
+                   eps, maximize):
+    if lr_tensor is not None:       # graph mode: lr fed as a 0-d tensor per call
+        lr = float(lr_tensor)
     step += 1
     count = float(step)
     g, owned = _decayed(xp, param, grad, weight_decay, maximize)

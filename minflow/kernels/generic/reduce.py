@@ -91,3 +91,10 @@ def cumsum(xp, x, dim, dtype):
     if x.ndim == 0:
         return x.copy()
     return x.cumsum(axis=dim, dtype=_accumulate(xp, x, dtype))
+
+
+@register_kernel("cumprod", ("cpu", "cuda"), ALL)
+def cumprod(xp, x, dim, dtype):
+    if x.ndim == 0:
+        return x.copy()
+    return x.cumprod(axis=dim, dtype=_accumulate(xp, x, dtype))

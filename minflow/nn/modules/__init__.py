@@ -2,18 +2,24 @@
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .linear import Identity, Linear
-from .conv import Conv1d, Conv2d
-from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
+from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .pooling import (MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, MaxPool1d,
+                      AvgPool1d)
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .normalization import LayerNorm
+from .normalization import LayerNorm, GroupNorm
 from .dropout import Dropout, Dropout2d
 from .sparse import Embedding
 from .flatten import Flatten, Unflatten
 from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softmax,
-                         LogSoftmax, Softplus, Hardtanh, ReLU6)
+                         LogSoftmax, Softplus, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish,
+                         LogSigmoid, Softsign)
 from .attention import MultiheadAttention
 from .transformer import TransformerEncoderLayer, TransformerEncoder
-from .loss import L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss
+from .loss import (L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
+                   SmoothL1Loss, HuberLoss, KLDivLoss, SoftMarginLoss, MarginRankingLoss)
+from .distance import CosineSimilarity, PairwiseDistance
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d",
@@ -21,4 +27,9 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "Dropout2d", "Embedding", "Flatten", "Unflatten", "ReLU", "LeakyReLU", "ELU", "GELU",
            "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Softplus", "Hardtanh", "ReLU6",
            "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "L1Loss",
-           "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
+           "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
+           "ConvTranspose2d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d", "GroupNorm",
+           "Hardsigmoid", "Hardswish", "Mish", "LogSigmoid", "Softsign", "SmoothL1Loss",
+           "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss", "CosineSimilarity",
+           "PairwiseDistance", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]

@@ -6,7 +6,8 @@ from ...core.namespace import F
 from .module import Module
 
 __all__ = ["ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax",
-           "LogSoftmax", "Softplus", "Hardtanh", "ReLU6"]
+           "LogSoftmax", "Softplus", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish",
+           "LogSigmoid", "Softsign"]
 
 
 def _inplace_repr(inplace, first=False):
@@ -216,3 +217,70 @@ class ReLU6(Hardtanh):
 
     def extra_repr(self):
         return _inplace_repr(self.inplace, first=True)
+
+
+class Hardsigmoid(Module):
+    """0 if x <= -3, 1 if x >= 3, else x / 6 + 1 / 2.
+
+    >>> minflow.nn.Hardsigmoid()(minflow.tensor([-4.0, 0.0])).tolist()
+    [0.0, 0.5]
+    """
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Module):
+    """0 if x < -3, x if x > 3, else x * (x + 3) / 6.
+
+    >>> minflow.nn.Hardswish()(minflow.tensor([-4.0, 4.0])).tolist()
+    [0.0, 4.0]
+    """
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class Mish(Module):
+    """x * tanh(softplus(x)).
+
+    >>> minflow.nn.Mish()(minflow.tensor([0.0])).tolist()
+    [0.0]
+    """
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.mish(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x)), computed stably.
+
+    >>> minflow.nn.LogSigmoid()(minflow.tensor([-100.0])).tolist()
+    [-100.0]
+    """
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    """x / (1 + |x|).
+
+    >>> minflow.nn.Softsign()(minflow.tensor([1.0])).tolist()
+    [0.5]
+    """
+
+    def forward(self, input):
+        return F.softsign(input)

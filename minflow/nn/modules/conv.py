@@ -1,4 +1,5 @@
-"""Conv1d and Conv2d: cross-correlation with learnable filters (PyTorch's arguments)."""
+"""Conv1d, Conv2d and ConvTranspose2d: (transposed) cross-correlation with learnable
+filters (PyTorch's arguments)."""
 import math
 
 from ...core.namespace import F
@@ -7,7 +8,7 @@ from ..parameter import Parameter
 from .linear import uniform_bias_
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
 
 
 def _ntuple(value, n, where, name):
@@ -21,9 +22,11 @@ def _ntuple(value, n, where, name):
 
 
 class _ConvNd(Module):
-    """The shared part of Conv1d / Conv2d: arguments, parameters, init and repr."""
+    """The shared part of Conv1d / Conv2d / ConvTranspose2d: arguments, parameters, init
+    and repr. A transposed conv's weight is (in, out / groups, k...), as torch's."""
 
     _dims = 0
+    _transposed = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
                  groups, bias, padding_mode, device, dtype):
@@ -45,9 +48,12 @@ class _ConvNd(Module):
         self.padding = padding if isinstance(padding, str) else _ntuple(padding, n, name,
                                                                          "padding")
         self.dilation = _ntuple(dilation, n, name, "dilation")
-        self.padding_mode, self.transposed, self.output_padding = padding_mode, False, (0,) * n
-        self.weight = Parameter(F.empty(out_channels, in_channels // groups, *self.kernel_size,
-                                        device=device, dtype=dtype))
+        self.padding_mode, self.transposed = padding_mode, self._transposed
+        self.output_padding = (0,) * n
+        channels = ((in_channels, out_channels // groups) if self._transposed
+                    else (out_channels, in_channels // groups))
+        self.weight = Parameter(F.empty(*channels, *self.kernel_size, device=device,
+                                        dtype=dtype))
         if bias:
             self.bias = Parameter(F.empty(out_channels, device=device, dtype=dtype))
         else:
@@ -66,6 +72,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * self._dims:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self._dims:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -119,3 +127,51 @@ class Conv2d(_ConvNd):
     def forward(self, input):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
                         self.dilation, self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    """2-D transposed convolution (the adjoint of Conv2d) over an (N, C_in, H, W) input:
+    weight (C_in, C_out / groups, kH, kW), initialised as PyTorch's (fan_in from dim 1).
+
+    >>> up = minflow.nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1)
+    >>> up
+    ConvTranspose2d(8, 4, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), output_padding=(1, 1))
+    >>> up(minflow.ones(1, 8, 5, 5)).shape
+    minflow.Size([1, 4, 10, 10])
+    """
+
+    _dims = 2
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if isinstance(padding, str):
+            raise ValueError(f"ConvTranspose2d: padding must be an int or a pair of ints, got "
+                             f"{padding!r}")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)
+        self.output_padding = _ntuple(output_padding, 2, "ConvTranspose2d", "output_padding")
+
+    def forward(self, input, output_size=None):
+        output_padding = self.output_padding
+        if output_size is not None:
+            output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)
+
+    def _output_padding(self, input, output_size):
+        """The output_padding that makes the output ``output_size`` (H, W), as torch."""
+        size = tuple(output_size)[-2:]
+        pads = []
+        for i in (0, 1):
+            smallest = ((input.shape[-2 + i] - 1) * self.stride[i] - 2 * self.padding[i]
+                        + self.dilation[i] * (self.kernel_size[i] - 1) + 1)
+            extra = size[i] - smallest if len(size) == 2 else -1
+            if not 0 <= extra < max(self.stride[i], self.dilation[i]):
+                raise ValueError(f"ConvTranspose2d: requested an output size of {list(size)}, "
+                                 f"but valid sizes range from {smallest} to "
+                                 f"{smallest + max(self.stride[i], self.dilation[i]) - 1} in "
+                                 f"dim {i}")
+            pads.append(extra)
+        return tuple(pads)

@@ -8,7 +8,8 @@ import warnings
 from ...core.namespace import F
 from .module import Module
 
-__all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
+__all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
+           "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss"]
 
 
 def _legacy_reduction(size_average, reduce):
@@ -128,3 +129,80 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, weight=self.weight,
                                                   reduction=self.reduction,
                                                   pos_weight=self.pos_weight)
+
+
+class SmoothL1Loss(_Loss):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target), reduced.
+
+    >>> minflow.nn.SmoothL1Loss()(minflow.tensor([0.5, 3.0]), minflow.zeros(2)).item()
+    1.3125
+    """
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta) (d = input - target), reduced.
+
+    >>> minflow.nn.HuberLoss()(minflow.tensor([0.5, 3.0]), minflow.zeros(2)).item()
+    1.3125
+    """
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """t * (log t - input) for log-probabilities input (or target, with log_target),
+    reduced; reduction='batchmean' gives the KL divergence per sample.
+
+    >>> logp = minflow.tensor([[0.5, 0.5]]).log()
+    >>> minflow.nn.KLDivLoss(reduction="batchmean")(logp, minflow.tensor([[0.5, 0.5]])).item()
+    0.0
+    """
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        if size_average is not None or reduce is not None:
+            reduction = _legacy_reduction(size_average, reduce)
+        batchmean = reduction == "batchmean"
+        super().__init__(reduction="mean" if batchmean else reduction)
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class SoftMarginLoss(_Loss):
+    """log(1 + exp(-y x)) for labels y in {1, -1}, reduced.
+
+    >>> round(minflow.nn.SoftMarginLoss()(minflow.zeros(1), minflow.ones(1)).item(), 4)
+    0.6931
+    """
+
+    def forward(self, input, target):
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MarginRankingLoss(_Loss):
+    """max(0, -y (x1 - x2) + margin) for labels y in {1, -1}, reduced.
+
+    >>> minflow.nn.MarginRankingLoss()(minflow.ones(1), minflow.zeros(1), minflow.ones(1)).item()
+    0.0
+    """
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                     reduction=self.reduction)

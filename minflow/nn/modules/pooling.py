@@ -1,8 +1,10 @@
-"""MaxPool2d, AvgPool2d and AdaptiveAvgPool2d over (N, C, H, W) or (C, H, W) inputs."""
+"""Pooling layers: MaxPool2d, AvgPool2d, AdaptiveAvgPool2d and AdaptiveMaxPool2d over
+(N, C, H, W) or (C, H, W) inputs; MaxPool1d and AvgPool1d over (N, C, L) or (C, L)."""
 from ...core.namespace import F
 from .module import Module
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d",
+           "AvgPool1d"]
 
 
 class MaxPool2d(Module):
@@ -72,3 +74,61 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(Module):
+    """Max pooling to a fixed ``output_size`` (int, or (H, W) with None keeping that dim).
+
+    >>> minflow.nn.AdaptiveMaxPool2d(1)(minflow.arange(4.0).reshape(1, 1, 2, 2)).tolist()
+    [[[[3.0]]]]
+    """
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class MaxPool1d(MaxPool2d):
+    """Max over each ``kernel_size`` window along L, moved by ``stride`` (default: kernel_size).
+
+    >>> minflow.nn.MaxPool1d(2)(minflow.tensor([[[1.0, 3.0, 2.0, 0.0]]])).tolist()
+    [[[3.0, 2.0]]]
+    """
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+def _single(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+class AvgPool1d(Module):
+    """Mean over each ``kernel_size`` window along L, moved by ``stride`` (default:
+    kernel_size).
+
+    >>> minflow.nn.AvgPool1d(2)(minflow.tensor([[[1.0, 3.0, 2.0, 0.0]]])).tolist()
+    [[[2.0, 1.0]]]
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

@@ -1,5 +1,6 @@
 """DataLoader: iterate over a dataset in (shuffled) batches, in the main process."""
 import itertools
+import warnings
 
 import numpy as np
 
@@ -19,6 +20,11 @@ class DataLoader:
     default generator, so ``minflow.manual_seed`` fixes it). ``batch_size=None`` yields
     single samples, unbatched. Over a ``TensorDataset`` with the default collation, each
     batch is one indexing of every tensor, not a stack of per-sample rows (same result).
+    ``num_workers > 0`` warns and loads in the main process (same batches, in the same
+    order). ``pin_memory`` is accepted and has no effect: batches are made where the dataset's
+    tensors live (move a cpu batch with ``.to(device)``). The worker options
+    (``timeout``, ``worker_init_fn``, ``prefetch_factor``, ``persistent_workers``) are
+    accepted and unused.
 
     >>> from minflow.utils.data import DataLoader, TensorDataset
     >>> loader = DataLoader(TensorDataset(minflow.arange(5)), batch_size=2, drop_last=True)
@@ -31,9 +37,12 @@ class DataLoader:
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None,
-                 batch_sampler=None, num_workers=0, collate_fn=None, drop_last=False,
-                 generator=None):
+                 batch_sampler=None, num_workers=0, collate_fn=None, pin_memory=False,
+                 drop_last=False, timeout=0, worker_init_fn=None, multiprocessing_context=None,
+                 generator=None, *, prefetch_factor=None, persistent_workers=False,
+                 pin_memory_device=""):
         _check_workers(num_workers)
+        self.pin_memory = pin_memory
         self.dataset = dataset
         self.num_workers = num_workers
         self.generator = generator
@@ -114,9 +123,10 @@ def _check_workers(num_workers):
         raise ValueError(f"DataLoader: num_workers option should be a non-negative integer, "
                          f"got {num_workers!r}")
     if num_workers > 0:
-        raise NotImplementedError(f"DataLoader: num_workers={num_workers} is not supported; "
-                                  f"minflow loads data in the main process only "
-                                  f"(num_workers=0)")
+        # NOTE: the batches are the same as with workers (torch keeps the sampler's order),
+        # so a script written for torch runs unchanged; it is only not parallel.
+        warnings.warn(f"DataLoader: num_workers={num_workers} is not supported; loading "
+                      f"in the main process instead (the batches are the same)", stacklevel=3)
 
 
 def _check_iterable_options(shuffle, sampler, batch_sampler):

@@ -189,7 +189,6 @@ def test_iterable_dataset_rejects_sampling_options(kwargs, message):
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
-    ({"num_workers": 2}, NotImplementedError, r"num_workers=2 is not supported"),
     ({"num_workers": -1}, ValueError, "non-negative integer"),
     ({"batch_sampler": [[0]], "batch_size": 2}, ValueError, "mutually exclusive"),
     ({"batch_sampler": [[0]], "shuffle": True}, ValueError, "mutually exclusive"),
@@ -200,6 +199,14 @@ def test_iterable_dataset_rejects_sampling_options(kwargs, message):
 def test_argument_errors(kwargs, error, message):
     with pytest.raises(error, match=message):
         DataLoader(_tensor_dataset(4), **kwargs)
+
+
+def test_num_workers_warns_and_loads_the_same_batches():
+    with pytest.warns(UserWarning, match=r"num_workers=2 is not supported; loading in the main"):
+        loader = DataLoader(_tensor_dataset(5), batch_size=2, num_workers=2, pin_memory=True)
+    expected = DataLoader(_tensor_dataset(5), batch_size=2)
+    for got, want in zip(loader, expected, strict=True):
+        assert [t.tolist() for t in got] == [t.tolist() for t in want]
 
 
 def test_iterates_again_each_epoch():

@@ -1,0 +1,356 @@
+"""Recurrent layers: RNN, LSTM and GRU (multi-layer, bidirectional) and their cells.
+
+Composites of differentiable ops (linear, sigmoid, tanh, chunk, stack), so they need no
+grad code of their own. The input projection x W_ih^T + b_ih runs once for the whole
+sequence; the recurrence is a Python loop over time steps (clear, not fast: this is a
+teaching runtime, with no fused cuDNN-style kernel). Parameter names, shapes, init and
+gate order (LSTM: i, f, g, o; GRU: r, z, n) are PyTorch's, so state_dicts load both ways.
+"""
+import math
+import numbers
+import warnings
+
+from ...core.namespace import F
+from ...core.tensor import Tensor
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+# ---- one time step of each cell: (input projection, state, weights) -> new state ------
+
+def _rnn_step(activation):
+    def step(x_proj, h, w_hh, b_hh):
+        return (activation(F.add(x_proj, F.linear(h, w_hh, b_hh))),)
+    return step
+
+
+def _lstm_step(x_proj, h, c, w_hh, b_hh):
+    """c' = f c + i g, h' = o tanh(c'), gates (i, f, g, o) from x W_ih + h W_hh (+ biases)."""
+    i, f, g, o = F.chunk(F.add(x_proj, F.linear(h, w_hh, b_hh)), 4, -1)
+    c = F.add(F.mul(F.sigmoid(f), c), F.mul(F.sigmoid(i), F.tanh(g)))
+    return F.mul(F.sigmoid(o), F.tanh(c)), c
+
+
+def _gru_step(x_proj, h, w_hh, b_hh):
+    """h' = (1 - z) n + z h, n = tanh(x_n + r (h W_hn + b_hn)), r and z sigmoids."""
+    x_r, x_z, x_n = F.chunk(x_proj, 3, -1)
+    h_r, h_z, h_n = F.chunk(F.linear(h, w_hh, b_hh), 3, -1)
+    r, z = F.sigmoid(F.add(x_r, h_r)), F.sigmoid(F.add(x_z, h_z))
+    n = F.tanh(F.add(x_n, F.mul(r, h_n)))
+    return (F.add(n, F.mul(z, F.sub(h, n))),)
+
+
+def _step_of(mode):
+    return {"RNN_TANH": _rnn_step(F.tanh), "RNN_RELU": _rnn_step(F.relu), "LSTM": _lstm_step,
+            "GRU": _gru_step}[mode]
+
+
+def _check_size(name, tensor, expected):
+    if tuple(tensor.shape) != tuple(expected):
+        raise RuntimeError(f"Expected {name} size {tuple(expected)}, got {list(tensor.shape)}")
+
+
+class RNNBase(Module):
+    """The shared part of RNN, LSTM and GRU: arguments, parameters, init, repr, the loop."""
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
+                 device=None, dtype=None):
+        super().__init__()
+        name = type(self).__name__
+        if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) \
+                or not 0 <= dropout <= 1:
+            raise ValueError(f"{name}: dropout should be a number in range [0, 1] representing "
+                             f"the probability of an element being zeroed, got {dropout!r}")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn(f"dropout option adds dropout after all but last recurrent layer, so "
+                          f"non-zero dropout expects num_layers greater than 1, but got "
+                          f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
+        for arg, value in (("hidden_size", hidden_size), ("num_layers", num_layers)):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"{name}: {arg} must be a positive int, got {value!r}")
+        if proj_size:
+            raise NotImplementedError(f"{name}: proj_size={proj_size} is not supported; use "
+                                      f"proj_size=0")
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional = float(dropout), bidirectional
+        self.proj_size = proj_size
+        gate_size = _GATES[mode] * hidden_size
+        directions = 2 if bidirectional else 1
+        kw = {"device": device, "dtype": dtype}
+        for layer in range(num_layers):
+            layer_input = input_size if layer == 0 else hidden_size * directions
+            for suffix in ("", "_reverse")[:directions]:
+                shapes = [("weight_ih", (gate_size, layer_input)),
+                          ("weight_hh", (gate_size, hidden_size))]
+                if bias:
+                    shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                for param, shape in shapes:
+                    setattr(self, f"{param}_l{layer}{suffix}",
+                            Parameter(F.empty(*shape, **kw)))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -bound, bound)
+
+    def flatten_parameters(self):
+        """A no-op, for scripts written for cuDNN: minflow keeps no fused weight buffer."""
+
+    def _weights(self, layer, suffix):
+        get = lambda name: getattr(self, f"{name}_l{layer}{suffix}")  # noqa: E731
+        biases = (get("bias_ih"), get("bias_hh")) if self.bias else (None, None)
+        return get("weight_ih"), get("weight_hh"), biases[0], biases[1]
+
+    def _states(self, hx, batch, input, name):
+        """The initial states, each (layers * directions, N, H): zeros where hx is None."""
+        count = 2 if self.mode == "LSTM" else 1
+        shape = (self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size)
+        if hx is None:
+            zeros = F.zeros(*shape, dtype=input.dtype, device=input.device)
+            return [zeros] * count
+        states = list(hx) if self.mode == "LSTM" else [hx]
+        if len(states) != count or not all(isinstance(s, Tensor) for s in states):
+            raise TypeError(f"{name}: expected hx to be "
+                            f"{'a tuple (h_0, c_0) of tensors' if count == 2 else 'a tensor'}, "
+                            f"got {type(hx).__name__}")
+        return states
+
+    def _run_direction(self, x_proj, states, w_hh, b_hh, reverse):
+        step, outputs = _step_of(self.mode), []
+        for t in (reversed if reverse else iter)(range(x_proj.shape[0])):
+            states = step(x_proj[t], *states, w_hh, b_hh)
+            outputs.append(states[0])
+        if reverse:
+            outputs.reverse()
+        return F.stack(outputs, 0), states
+
+    def forward(self, input, hx=None):
+        name = type(self).__name__
+        if not isinstance(input, Tensor) or input.ndim not in (2, 3):
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got "
+                             f"{getattr(input, 'ndim', type(input).__name__)}D tensor instead")
+        batched = input.ndim == 3
+        if not batched:
+            input = F.unsqueeze(input, 1)
+            if hx is not None:
+                hx = tuple(F.unsqueeze(h, 1) for h in hx) if self.mode == "LSTM" else \
+                    F.unsqueeze(hx, 1)
+        elif self.batch_first:
+            input = F.transpose(input, 0, 1)
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"{name}: input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.shape[-1]}")
+        states = self._states(hx, input.shape[1], input, name)
+        directions = 2 if self.bidirectional else 1
+        for state, what in zip(states, ("hidden", "cell")):
+            _check_size(what, state, (self.num_layers * directions, input.shape[1],
+                                      self.hidden_size))
+        finals = [[] for _ in states]
+        layer_input = input
+        for layer in range(self.num_layers):
+            outputs = []
+            for d, suffix in enumerate(("", "_reverse")[:directions]):
+                w_ih, w_hh, b_ih, b_hh = self._weights(layer, suffix)
+                index = layer * directions + d
+                out, last = self._run_direction(F.linear(layer_input, w_ih, b_ih),
+                                                [s[index] for s in states], w_hh, b_hh, d == 1)
+                outputs.append(out)
+                for final, s in zip(finals, last):
+                    final.append(s)
+            layer_input = outputs[0] if directions == 1 else F.cat(outputs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout)
+        output, finals = layer_input, [F.stack(f, 0) for f in finals]
+        if not batched:
+            output, finals = F.squeeze(output, 1), [F.squeeze(f, 1) for f in finals]
+        elif self.batch_first:
+            output = F.transpose(output, 0, 1)
+        return output, (tuple(finals) if self.mode == "LSTM" else finals[0])
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+
+class RNN(RNNBase):
+    """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu), per layer.
+
+    Input (L, N, H_in), (N, L, H_in) with batch_first, or unbatched (L, H_in); returns
+    (output (L, N, D * H), h_n (D * num_layers, N, H)), D = 2 if bidirectional.
+
+    >>> rnn = minflow.nn.RNN(3, 4, num_layers=2)
+    >>> out, h = rnn(minflow.ones(5, 2, 3))
+    >>> out.shape, h.shape
+    (minflow.Size([5, 2, 4]), minflow.Size([2, 2, 4]))
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"RNN: Unknown nonlinearity {nonlinearity!r}. Select from 'tanh' "
+                             f"or 'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size,
+                         hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory: gates i, f, g, o = (sigmoid, sigmoid, tanh, sigmoid) of
+    x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh; c_t = f c_{t-1} + i g, h_t = o tanh(c_t).
+
+    Returns (output, (h_n, c_n)); hx is an optional (h_0, c_0).
+
+    >>> lstm = minflow.nn.LSTM(3, 4, batch_first=True, bidirectional=True)
+    >>> out, (h, c) = lstm(minflow.ones(2, 5, 3))
+    >>> out.shape, h.shape, c.shape
+    (minflow.Size([2, 5, 8]), minflow.Size([2, 2, 4]), minflow.Size([2, 2, 4]))
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
+                         dropout, bidirectional, proj_size, device, dtype)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit: r, z = sigmoid(x W_i{r,z} + b + h W_h{r,z} + b),
+    n = tanh(x W_in + b_in + r (h W_hn + b_hn)), h_t = (1 - z) n + z h_{t-1}.
+
+    >>> gru = minflow.nn.GRU(3, 4)
+    >>> gru
+    GRU(3, 4)
+    >>> gru(minflow.ones(5, 3))[0].shape
+    minflow.Size([5, 4])
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
+                         dropout, bidirectional, device=device, dtype=dtype)
+
+
+# ---- cells: one time step, for loops written by the user --------------------------------
+
+class RNNCellBase(Module):
+    """The shared part of the cells: parameters weight_ih, weight_hh, bias_ih, bias_hh."""
+
+    def __init__(self, input_size, hidden_size, bias, gates, device=None, dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        kw = {"device": device, "dtype": dtype}
+        self.weight_ih = Parameter(F.empty(gates * hidden_size, input_size, **kw))
+        self.weight_hh = Parameter(F.empty(gates * hidden_size, hidden_size, **kw))
+        if bias:
+            self.bias_ih = Parameter(F.empty(gates * hidden_size, **kw))
+            self.bias_hh = Parameter(F.empty(gates * hidden_size, **kw))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -bound, bound)
+
+    def _step(self, step, input, states):
+        name = type(self).__name__
+        if not isinstance(input, Tensor) or input.ndim not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got "
+                             f"{getattr(input, 'ndim', type(input).__name__)}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"{name}: input has inconsistent input_size: got "
+                               f"{input.shape[-1]} expected {self.input_size}")
+        batched = input.ndim == 2
+        if not batched:
+            input = F.unsqueeze(input, 0)
+        shape = (input.shape[0], self.hidden_size)
+        full = []
+        for state in states:
+            if state is None:
+                state = F.zeros(*shape, dtype=input.dtype, device=input.device)
+            elif not batched:
+                state = F.unsqueeze(state, 0)
+            _check_size("hidden", state, shape)
+            full.append(state)
+        out = step(F.linear(input, self.weight_ih, self.bias_ih), *full, self.weight_hh,
+                   self.bias_hh)
+        return out if batched else tuple(F.squeeze(s, 0) for s in out)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+
+class RNNCell(RNNCellBase):
+    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu) for one step; h defaults to 0.
+
+    >>> minflow.nn.RNNCell(3, 4)(minflow.ones(2, 3)).shape
+    minflow.Size([2, 4])
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"RNNCell: Unknown nonlinearity: {nonlinearity!r}; expected "
+                             f"'tanh' or 'relu'")
+        self.nonlinearity = nonlinearity
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+
+    def forward(self, input, hx=None):
+        (h,) = self._step(_step_of("RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"),
+                          input, [hx])
+        return h
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step: returns (h', c'); hx is an optional (h, c), zeros by default.
+
+    >>> h, c = minflow.nn.LSTMCell(3, 4)(minflow.ones(2, 3))
+    >>> h.shape, c.shape
+    (minflow.Size([2, 4]), minflow.Size([2, 4]))
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input, hx=None):
+        return self._step(_lstm_step, input, [None, None] if hx is None else list(hx))
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step: h' = (1 - z) n + z h; h defaults to 0.
+
+    >>> minflow.nn.GRUCell(3, 4)(minflow.ones(3)).shape
+    minflow.Size([4])
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input, hx=None):
+        (h,) = self._step(_gru_step, input, [hx])
+        return h

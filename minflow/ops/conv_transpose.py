@@ -1,0 +1,118 @@
+"""Transposed convolution, with PyTorch's signatures (minflow.nn.functional takes
+``__all__``).
+
+conv_transpose2d(x, W) is the input gradient of conv2d with weight W evaluated at x, so it
+is a composite of the conv2d_grad_input op (kernel, grad function and double backward
+included). conv_transpose1d is conv_transpose2d over a height of 1.
+"""
+from ..core.dispatch import apply
+from ..core.functional import public
+from ..core.namespace import F
+from ..core.tensor import Tensor
+from .conv import CONV2D_GRAD_INPUT, _batched, _pair, _unbatched
+from .join import pad
+
+__all__ = ["conv_transpose1d", "conv_transpose2d"]
+
+
+def _check_weight(fn, input, weight, groups, dims):
+    if not isinstance(weight, Tensor) or weight.ndim != dims + 2:
+        raise RuntimeError(f"{fn}: expected weight to be {dims + 2}D (in_channels, "
+                           f"out_channels / groups, kernel...), got "
+                           f"{getattr(weight, 'shape', weight)!r}")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
+        raise RuntimeError(f"{fn}: non-positive groups is not supported, got groups={groups!r}")
+    if weight.shape[0] % groups:
+        raise RuntimeError(f"{fn}: Given groups={groups}, expected weight to be divisible by "
+                           f"{groups} at dimension 0, but got weight of size "
+                           f"{list(weight.shape)} instead")
+    if input.shape[1] != weight.shape[0]:
+        raise RuntimeError(f"{fn}: Given transposed=1, weight of size {list(weight.shape)}, "
+                           f"expected input{list(input.shape)} to have {weight.shape[0]} "
+                           f"channels, but got {input.shape[1]} channels instead")
+
+
+def _transposed(fn, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    """The batched 4-D case. The full transposed conv has (H - 1) s + d (k - 1) + 1 rows;
+    the output is its rows [p, p + H_out): conv2d_grad_input crops the padding at both
+    ends, so it gives the output directly when output_padding < stride (then H_out still
+    maps back to H). Otherwise it crops the top only, and the end is cut or zero-padded
+    (rows past the full result get no contribution)."""
+    _check_weight(fn, input, weight, groups, 2)
+    full, size = [], []
+    for i in (0, 1):
+        if not (output_padding[i] < stride[i] or output_padding[i] < dilation[i]):
+            raise RuntimeError(f"{fn}: output padding must be smaller than either stride or "
+                               f"dilation, but got output_padding={list(output_padding)}, "
+                               f"stride={list(stride)}, dilation={list(dilation)}")
+        full.append((input.shape[2 + i] - 1) * stride[i] + dilation[i] * (weight.shape[2 + i]
+                                                                          - 1) + 1)
+        size.append(full[i] - 2 * padding[i] + output_padding[i])
+        if size[i] <= 0:
+            raise RuntimeError(f"{fn}: Given input size per channel: {list(input.shape[2:])}, "
+                               f"the calculated output size {size} is too small (padding "
+                               f"{list(padding)}, output_padding {list(output_padding)})")
+    direct = all(o < s for o, s in zip(output_padding, stride))
+    ends = padding if direct else (0, 0)
+    attrs = {"stride": stride, "dilation": dilation, "groups": groups,
+             "padding": (padding[0], ends[0], padding[1], ends[1]),
+             "input_size": tuple(size) if direct else (full[0] - padding[0],
+                                                       full[1] - padding[1])}
+    out = apply(CONV2D_GRAD_INPUT, (input, weight), attrs)
+    if not direct:      # rows [0, size) of out, zero past its end
+        grow = [size[i] - out.shape[2 + i] for i in (0, 1)]
+        out = pad(out, (0, grow[1], 0, grow[0]))
+    if bias is not None:
+        if tuple(bias.shape) != (out.shape[1],):
+            raise RuntimeError(f"{fn}: expected bias of shape [{out.shape[1]}] (one per output "
+                               f"channel), got {list(bias.shape)}")
+        out = F.add(out, F.reshape(bias, (1, -1, 1, 1)))
+    return out
+
+
+@public
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+    groups=1, dilation=1) -> Tensor
+
+    The adjoint of conv2d ("deconvolution") over (N, C_in, H, W) or unbatched input with
+    (C_in, C_out / groups, kH, kW) weight: each input pixel adds weight * x to the output
+    window at (y * sH - pH, x * sW - pW); H_out = (H - 1) sH - 2 pH + dH (kH - 1) +
+    output_padding + 1.
+
+    >>> x, w = minflow.ones(1, 1, 2, 2), minflow.ones(1, 1, 2, 2)
+    >>> minflow.nn.functional.conv_transpose2d(x, w, stride=2).shape
+    minflow.Size([1, 1, 4, 4])
+    """
+    fn = "conv_transpose2d"
+    input, squeeze = _batched(fn, input, 4)
+    out = _transposed(fn, input, weight, bias, _pair(fn, "stride", stride),
+                      _pair(fn, "padding", padding), _pair(fn, "output_padding", output_padding),
+                      groups, _pair(fn, "dilation", dilation))
+    return _unbatched(out, squeeze)
+
+
+@public
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+    groups=1, dilation=1) -> Tensor
+
+    The adjoint of conv1d over (N, C_in, L) or unbatched input with (C_in, C_out / groups, k)
+    weight: conv_transpose2d over a height of 1.
+
+    >>> minflow.nn.functional.conv_transpose1d(minflow.ones(1, 2, 3), minflow.ones(2, 4, 3)).shape
+    minflow.Size([1, 4, 5])
+    """
+    fn = "conv_transpose1d"
+    input, squeeze = _batched(fn, input, 3)
+    if not isinstance(weight, Tensor) or weight.ndim != 3:
+        _check_weight(fn, input, weight, groups, 1)
+    pairs = [(1,) + _pair(fn, name, value, 1) for name, value in (
+        ("stride", stride), ("padding", padding), ("output_padding", output_padding),
+        ("dilation", dilation))]
+    pairs[1], pairs[2] = (0,) + pairs[1][1:], (0,) + pairs[2][1:]
+    out = _transposed(fn, F.unsqueeze(input, 2), F.unsqueeze(weight, 2), bias, pairs[0],
+                      pairs[1], pairs[2], groups, pairs[3])
+    return _unbatched(F.squeeze(out, 2), squeeze)

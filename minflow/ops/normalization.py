@@ -1,0 +1,95 @@
+"""Group and instance normalisation, with PyTorch's signatures (minflow.nn.functional takes
+``__all__``).
+
+Both are the fused layer_norm op (ops/nn.py) over the input reshaped to (N, groups, -1)
+or (N, C, -1), then a per-channel affine: exact, and one kernel each way for the
+normalisation itself.
+"""
+from ..core.functional import public
+from ..core.grad_mode import no_grad
+from ..core.namespace import F
+from ..core.tensor import Tensor
+from .nn import batch_norm, layer_norm
+
+__all__ = ["group_norm", "instance_norm"]
+
+
+def _per_channel(fn, out, input, weight, bias):
+    """out * weight + bias with (C,) weight and bias along dim 1 of input's shape."""
+    channels = input.shape[1]
+    view = (1, channels) + (1,) * (input.ndim - 2)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != (channels,):
+            raise RuntimeError(f"{fn}: expected {name} of shape [{channels}] (one per channel), "
+                               f"got {list(t.shape)}")
+    if weight is not None:
+        out = F.mul(out, F.reshape(weight, view))
+    if bias is not None:
+        out = F.add(out, F.reshape(bias, view))
+    return out
+
+
+def _normalize_last(x, shape, eps):
+    return F.reshape(layer_norm(x, (x.shape[-1],), eps=eps), shape)
+
+
+@public
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """group_norm(input, num_groups, weight=None, bias=None, eps=1e-05) -> Tensor
+
+    y = (x - E[x]) / sqrt(Var[x] + eps) * weight + bias, with mean and biased variance over
+    each group of C / num_groups channels (and all positions) of an (N, C, *) input.
+
+    >>> x = minflow.tensor([[[1.0], [3.0], [0.0], [4.0]]])
+    >>> minflow.nn.functional.group_norm(x, 2, eps=0.0).flatten().tolist()
+    [-1.0, 1.0, -1.0, 1.0]
+    """
+    if not isinstance(input, Tensor) or input.ndim < 2:
+        raise RuntimeError(f"group_norm: expected input of shape (N, C, *), got "
+                           f"{getattr(input, 'shape', input)!r}")
+    shape = tuple(input.shape)
+    if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups <= 0 \
+            or shape[1] % num_groups:
+        raise RuntimeError(f"group_norm: Expected number of channels in input to be divisible "
+                           f"by num_groups, but got input of shape {list(shape)} and "
+                           f"num_groups={num_groups}")
+    out = _normalize_last(F.reshape(input, (shape[0], num_groups, -1)), shape, eps)
+    return _per_channel("group_norm", out, input, weight, bias)
+
+
+@public
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+    use_input_stats=True, momentum=0.1, eps=1e-05) -> Tensor
+
+    y = (x - E[x]) / sqrt(Var[x] + eps) * weight + bias per sample and channel, over the
+    positions of an (N, C, *) input; running stats, if given, blend in the batch's mean of
+    the per-instance mean and unbiased variance. use_input_stats=False normalises with the
+    running stats instead.
+
+    >>> x = minflow.tensor([[[1.0, 3.0], [0.0, 4.0]]])
+    >>> minflow.nn.functional.instance_norm(x, eps=0.0).tolist()
+    [[[-1.0, 1.0], [-1.0, 1.0]]]
+    """
+    if not isinstance(input, Tensor) or input.ndim < 3:
+        raise RuntimeError(f"instance_norm: expected input of shape (N, C, L) or (N, C, H, W), "
+                           f"got {getattr(input, 'shape', input)!r}")
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    shape = tuple(input.shape)
+    positions = input.numel() // max(shape[0] * shape[1], 1)
+    if positions <= 1:
+        raise ValueError(f"instance_norm: Expected more than 1 spatial element when training, "
+                         f"got input size {list(shape)}")
+    flat = F.reshape(input, shape[:2] + (-1,))
+    out = _normalize_last(flat, shape, eps)
+    if running_mean is not None or running_var is not None:
+        with no_grad():
+            stats = flat.detach()
+            for running, stat in ((running_mean, F.mean(stats, -1)),
+                                  (running_var, F.var(stats, -1))):
+                if running is not None:
+                    running.copy_(F.add(F.mul(running, 1.0 - momentum),
+                                        F.mul(F.mean(stat, 0), momentum)))
+    return _per_channel("instance_norm", out, input, weight, bias)

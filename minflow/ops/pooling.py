@@ -1,0 +1,109 @@
+"""More pooling, with PyTorch's signatures (minflow.nn.functional takes ``__all__``).
+
+Composites of the pooling ops in ops/conv.py: max_pool1d and avg_pool1d pool a height
+of 1; adaptive_max_pool2d is max_pool2d where the windows tile the input evenly, else a
+max over each (uneven) window in turn.
+"""
+from ..core.functional import public
+from ..core.namespace import F
+from .conv import _batched, _pair, _unbatched, avg_pool2d, max_pool2d
+
+__all__ = ["max_pool1d", "avg_pool1d", "adaptive_max_pool2d"]
+
+
+def _one(fn, name, value, default=None):
+    if value is None or (isinstance(value, (tuple, list)) and not value):
+        return default
+    (value,) = _pair(fn, name, value, 1)
+    return value
+
+
+@public
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+    return_indices=False) -> Tensor, or (Tensor, indices)
+
+    Max over windows of an (N, C, L) or (C, L) input: max_pool2d over a height of 1;
+    indices are positions along L.
+
+    >>> minflow.nn.functional.max_pool1d(minflow.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2).tolist()
+    [[[3.0, 2.0]]]
+    """
+    input, squeeze = _batched("max_pool1d", input, 3)
+    k = _one("max_pool1d", "kernel_size", kernel_size)
+    out = max_pool2d(F.unsqueeze(input, 2), (1, k), (1, _one("max_pool1d", "stride", stride, k)),
+                     (0, _one("max_pool1d", "padding", padding)),
+                     (1, _one("max_pool1d", "dilation", dilation)), ceil_mode, return_indices)
+    if return_indices:
+        return tuple(_unbatched(F.squeeze(t, 2), squeeze) for t in out)
+    return _unbatched(F.squeeze(out, 2), squeeze)
+
+
+@public
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+    count_include_pad=True) -> Tensor
+
+    Mean over windows of an (N, C, L) or (C, L) input: avg_pool2d over a height of 1.
+
+    >>> minflow.nn.functional.avg_pool1d(minflow.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2).tolist()
+    [[[2.0, 1.0]]]
+    """
+    input, squeeze = _batched("avg_pool1d", input, 3)
+    k = _one("avg_pool1d", "kernel_size", kernel_size)
+    out = avg_pool2d(F.unsqueeze(input, 2), (1, k), (1, _one("avg_pool1d", "stride", stride, k)),
+                     (0, _one("avg_pool1d", "padding", padding)), ceil_mode, count_include_pad)
+    return _unbatched(F.squeeze(out, 2), squeeze)
+
+
+def _adaptive_size(input, output_size):
+    size = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
+    if len(size) != 2 or not all(s is None or (isinstance(s, int) and not isinstance(s, bool)
+                                                and s > 0) for s in size):
+        raise TypeError(f"adaptive_max_pool2d: expected output_size to be a positive int or a "
+                        f"pair of positive ints or None, got {output_size!r}")
+    return tuple(input.shape[2 + i] if s is None else s for i, s in enumerate(size))
+
+
+def _bounds(i, size, out):
+    return (i * size) // out, -((-(i + 1) * size) // out)
+
+
+@public
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """adaptive_max_pool2d(input, output_size, return_indices=False) -> Tensor, or
+    (Tensor, indices)
+
+    Max over windows that tile each dim into output_size (an int, or a pair whose None
+    entries keep the input's size): window i of a dim of size H spans
+    [floor(i * H / out), ceil((i + 1) * H / out)); indices are flat h * W + w positions.
+
+    >>> x = minflow.arange(16.0).reshape(1, 1, 4, 4)
+    >>> minflow.nn.functional.adaptive_max_pool2d(x, 1).tolist()
+    [[[[15.0]]]]
+    """
+    input, squeeze = _batched("adaptive_max_pool2d", input, 4,
+                              "adaptive_max_pool2d(): Expected 3D or 4D tensor")
+    if 0 in tuple(input.shape)[1:]:
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected input to have non-zero size for "
+                           f"non-batch dimensions, but input has sizes {list(input.shape)}")
+    (n, c, h, w), (oh, ow) = input.shape, _adaptive_size(input, output_size)
+    if h % oh == 0 and w % ow == 0:     # even windows: one max_pool2d
+        out = max_pool2d(input, (h // oh, w // ow), return_indices=True)
+    else:
+        values, indices = [], []
+        for i in range(oh):
+            top, bottom = _bounds(i, h, oh)
+            for j in range(ow):
+                left, right = _bounds(j, w, ow)
+                window = input[:, :, top:bottom, left:right].reshape(n, c, -1)
+                value, arg = F.max(window, -1)
+                values.append(value)
+                width = right - left
+                indices.append((arg // width + top) * w + arg % width + left)
+        out = tuple(F.reshape(F.stack(t, -1), (n, c, oh, ow)) for t in (values, indices))
+    if return_indices:
+        return tuple(_unbatched(t, squeeze) for t in out)
+    return _unbatched(out[0], squeeze)

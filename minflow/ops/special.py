@@ -1,0 +1,150 @@
+"""More elementwise math: trunc, erf, erfinv, atan2, and composites built on ops
+(frac, lerp, isclose, allclose, equal).
+
+Kernels: kernels/generic/special.py; grad functions: autograd/grads/special.py.
+"""
+from ..core import dtype as dtypes
+from ..core.functional import generate_function, make_inplace, public
+from ..core.inplace import write_out
+from ..core.namespace import F
+from ..core.tensor import Tensor
+from . import infer
+from .registry import Input, define_op
+
+EW = ("elementwise", "no_side_effect")
+
+_trunc = define_op("trunc", ["input"], infer=infer.unary, traits=EW,
+                   doc="Elementwise x rounded toward zero.")
+generate_function(_trunc, method=True, out=True, inplace=True,
+                  doc="trunc(input, *, out=None) -> Tensor\n\nThe integer part of each element "
+                      "(rounded toward zero).\n\n>>> minflow.trunc(minflow.tensor([-1.7, 2.5]))"
+                      ".tolist()\n[-1.0, 2.0]")
+public(F.trunc, name="fix", method=True)
+
+for _name, _doc, _example in (
+        ("erf", "erf(x) = 2/sqrt(pi) * integral_0^x e^(-t^2) dt", "[0.0]"),
+        ("erfinv", "the inverse of erf, defined on (-1, 1)", "[0.0]")):
+    _op = define_op(_name, ["input"], infer=infer.unary_float, traits=EW, promote="out",
+                    doc=f"Elementwise {_doc}.")
+    generate_function(_op, method=True, out=True, inplace=True,
+                      doc=f"{_name}(input, *, out=None) -> Tensor\n\nElementwise {_doc}."
+                          f"\n\n>>> minflow.{_name}(minflow.tensor([0.0])).tolist()\n{_example}")
+
+_atan2 = define_op("atan2", [Input("input"), Input("other")], infer=infer.binary_float,
+                   traits=EW + ("broadcast",), promote="out",
+                   doc="Elementwise angle of the point (other, input): atan(input / other) "
+                       "in the right quadrant.")
+generate_function(_atan2, method=True, out=True, inplace=True,
+                  doc="atan2(input, other, *, out=None) -> Tensor\n\nElementwise "
+                      "atan(input / other), in (-pi, pi] by the signs of both.\n\n"
+                      ">>> round(minflow.atan2(minflow.tensor([1.0]), minflow.tensor([-1.0]))"
+                      ".item(), 4)\n2.3562")
+public(F.atan2, name="arctan2", method=True)
+
+
+@public(method=True)
+def frac(input, *, out=None):
+    """frac(input, *, out=None) -> Tensor
+
+    The fractional part, x - trunc(x) (with x's sign). Floating inputs only, as torch.
+
+    >>> minflow.frac(minflow.tensor([-1.5, 2.25])).tolist()
+    [-0.5, 0.25]
+    """
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"frac: expected a floating point input, got {input.dtype.name}")
+    result = F.sub(input, F.trunc(input))
+    return result if out is None else write_out(result, out, "frac")
+
+
+make_inplace(frac, "frac_")
+
+
+@public(method=True)
+def lerp(input, end, weight, *, out=None):
+    """lerp(input, end, weight, *, out=None) -> Tensor
+
+    Linear interpolation input + weight * (end - input); ``weight`` a number or a tensor
+    (all three broadcast). Written as torch does: from ``end`` when |weight| >= 0.5, so
+    weight 1 gives ``end`` exactly.
+
+    >>> minflow.lerp(minflow.tensor([1.0, 2.0]), minflow.tensor([3.0, 6.0]), 0.5).tolist()
+    [2.0, 4.0]
+    """
+    if not isinstance(end, Tensor) or end.dtype is not input.dtype:
+        got = end.dtype.name if isinstance(end, Tensor) else type(end).__name__
+        raise RuntimeError(f"lerp: expected end to be a tensor of input's dtype "
+                           f"{input.dtype.name}, got {got}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"lerp: expected a floating point input, got {input.dtype.name}")
+    diff = F.sub(end, input)
+    if isinstance(weight, Tensor):
+        small = F.lt(F.abs(weight), 0.5)
+        result = F.where(small, F.add(input, F.mul(weight, diff)),
+                         F.sub(end, F.mul(diff, F.sub(1, weight))))
+    elif abs(weight) < 0.5:
+        result = F.add(input, F.mul(diff, weight))
+    else:
+        result = F.sub(end, F.mul(diff, 1 - weight))
+    return result if out is None else write_out(result, out, "lerp")
+
+
+make_inplace(lerp, "lerp_")
+
+
+@public(method=True)
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor
+
+    Elementwise ``|input - other| <= atol + rtol * |other|`` (bool); equal values
+    (infinities included) are close, NaNs only with ``equal_nan``.
+
+    >>> minflow.isclose(minflow.tensor([1.0, 1.1]), minflow.tensor([1.0, 1.0])).tolist()
+    [True, False]
+    """
+    if not isinstance(other, Tensor) or other.dtype is not input.dtype:
+        got = other.dtype.name if isinstance(other, Tensor) else type(other).__name__
+        raise RuntimeError(f"isclose: expected other to be a tensor of input's dtype "
+                           f"{input.dtype.name}, got {got}")
+    if rtol < 0 or atol < 0:
+        raise RuntimeError(f"isclose: expected rtol and atol >= 0, got rtol={rtol}, "
+                           f"atol={atol}")
+    same = F.eq(input, other)
+    if not input.dtype.is_floating_point:
+        if input.dtype is dtypes.bool or (rtol == 0 and atol == 0):
+            return same
+        input, other = F.cast(input, dtypes.float64), F.cast(other, dtypes.float64)
+    # infinities and NaNs are close only when equal (or both NaN): compare finite pairs
+    finite = F.logical_and(F.isfinite(input), F.isfinite(other))
+    a, b = F.where(finite, input, 0), F.where(finite, other, 0)
+    within = F.le(F.abs(F.sub(a, b)), F.add(F.mul(F.abs(b), rtol), atol))
+    close = F.logical_or(same, F.logical_and(within, finite))
+    if equal_nan:
+        close = F.logical_or(close, F.logical_and(F.isnan(input), F.isnan(other)))
+    return close
+
+
+@public(method=True)
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool
+
+    True if every element pair is close (see :func:`isclose`).
+
+    >>> minflow.allclose(minflow.tensor([1.0, 2.0]), minflow.tensor([1.0, 2.0 + 1e-7]))
+    True
+    """
+    return bool(F.all(isclose(input, other, rtol, atol, equal_nan)).item())
+
+
+@public(method=True)
+def equal(input, other):
+    """equal(input, other) -> bool
+
+    True if both tensors have the same shape and the same values (dtypes may differ).
+
+    >>> minflow.equal(minflow.tensor([1, 2]), minflow.tensor([1.0, 2.0]))
+    True
+    """
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return bool(F.all(F.eq(input, other)).item())

@@ -1,0 +1,166 @@
+"""interpolate, with PyTorch's signature (minflow.nn.functional takes ``__all__``).
+
+A composite: each spatial dim is resampled in turn by index_select at source indices
+computed on the host from the sizes alone (never from data), and, for the linear modes,
+a weighted sum of the two neighbours. Grads come from index_select's (a scatter-add).
+'area' is adaptive_avg_pool2d.
+"""
+import math
+
+import numpy as np
+
+from ..core import dtype as dtypes
+from ..core.functional import public
+from ..core.namespace import F
+from ..core.tensor import Tensor
+
+__all__ = ["interpolate", "upsample"]
+
+_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "area")
+_LINEAR = {"linear": 3, "bilinear": 4}
+
+
+def _per_dim(name, value, dims, cast):
+    """``value`` (a number or a sequence of ``dims`` numbers) as a tuple of ``dims``."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != dims:
+            raise ValueError(f"interpolate: Input and {name} must have the same number of "
+                             f"spatial dimensions, but got input with spatial dimensions of "
+                             f"{dims} and {name} of length {len(value)}. Please provide "
+                             f"input tensor in (N, C, d1, d2, ...,dK) format and {name} in "
+                             f"(o1, o2, ...,oK) format.")
+        return tuple(cast(v) for v in value)
+    return (cast(value),) * dims
+
+
+def _output_size(input, size, scale_factor, recompute_scale_factor):
+    """(output sizes, the scales the index maps use: None per dim where out / in is)."""
+    dims, spatial = input.ndim - 2, tuple(input.shape[2:])
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: only one of size or scale_factor should be defined"
+                         if size is not None else
+                         "interpolate: either size or scale_factor should be defined")
+    if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("interpolate: recompute_scale_factor is not meaningful with an "
+                             "explicit size.")
+        return _per_dim("size", size, dims, int), (None,) * dims
+    scales = _per_dim("scale_factor", scale_factor, dims, float)
+    out = tuple(math.floor(s * f) for s, f in zip(spatial, scales))
+    return out, (None,) * dims if recompute_scale_factor else scales
+
+
+def _scale(in_size, out_size, scale, align_corners, real):
+    """Source step per output index, in the input's compute precision, as torch."""
+    if align_corners:
+        return real((in_size - 1) / (out_size - 1)) if out_size > 1 else real(0)
+    return real(1.0 / scale) if scale is not None and scale > 0 else real(in_size / out_size)
+
+
+def _nearest_index(in_size, out_size, scale, exact):
+    dst = np.arange(out_size, dtype=np.float32)
+    if not exact and out_size == in_size:
+        return np.arange(out_size)
+    if not exact and out_size == 2 * in_size:
+        return np.arange(out_size) // 2
+    step = _scale(in_size, out_size, scale, False, np.float32)
+    src = np.floor((dst + np.float32(0.5)) * step if exact else dst * step)
+    return np.minimum(src.astype(np.int64), in_size - 1)
+
+
+def _linear_weights(in_size, out_size, scale, align_corners, real):
+    """(index0, index1, lambda0, lambda1): out = lambda0 x[index0] + lambda1 x[index1]."""
+    step = _scale(in_size, out_size, scale, align_corners, real)
+    dst = np.arange(out_size, dtype=real)
+    src = step * dst if align_corners else np.maximum(step * (dst + real(0.5)) - real(0.5), 0)
+    index0 = src.astype(np.int64)
+    index1 = index0 + (index0 < in_size - 1)
+    lambda1 = np.clip(src - index0, 0, 1).astype(real)
+    return index0, index1, real(1) - lambda1, lambda1
+
+
+def _along(x, dim, values, device):
+    """``values`` (numpy) as a tensor shaped to broadcast along ``dim`` of x."""
+    shape = [1] * x.ndim
+    shape[dim] = len(values)
+    return F.reshape(F.tensor(values, device=device), tuple(shape))
+
+
+def _check(input, mode, align_corners, antialias):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"interpolate(): argument 'input' must be Tensor, not "
+                        f"{type(input).__name__}")
+    if mode not in _MODES:
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported; expected one "
+                                  f"of {list(_MODES)}")
+    if align_corners is not None and mode not in _LINEAR:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
+    expected = _LINEAR.get(mode)
+    if input.ndim not in (3, 4) or (expected and input.ndim != expected):
+        raise NotImplementedError(f"interpolate: got {input.ndim}D input with mode {mode!r}; "
+                                  f"expected {expected or '3D or 4D'} (N, C, ...) input")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"interpolate: expected a floating point input, got "
+                           f"{input.dtype.name}")
+
+
+@public
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
+    recompute_scale_factor=None, antialias=False) -> Tensor
+
+    Resamples the spatial dims of (N, C, L) or (N, C, H, W) input to ``size``, or to
+    floor(in * scale_factor). nearest: out[i] = x[min(floor(i * s), in - 1)], s = in / out
+    (or 1 / scale_factor); nearest-exact rounds (i + 0.5) * s; linear / bilinear weigh the
+    two neighbours of the source position s * (i + 0.5) - 0.5 (align_corners=False) or
+    i * (in - 1) / (out - 1); area averages (adaptive_avg_pool2d).
+
+    >>> x = minflow.tensor([[[[1.0, 2.0]]]])
+    >>> minflow.nn.functional.interpolate(x, scale_factor=2).tolist()
+    [[[[1.0, 1.0, 2.0, 2.0], [1.0, 1.0, 2.0, 2.0]]]]
+    """
+    _check(input, mode, align_corners, antialias)
+    out_size, scales = _output_size(input, size, scale_factor, recompute_scale_factor)
+    if min(out_size) <= 0:
+        raise RuntimeError(f"interpolate: Input and output sizes should be greater than 0, "
+                           f"but got input ({', '.join(map(str, input.shape[2:]))}) and "
+                           f"output ({', '.join(map(str, out_size))})")
+    if mode == "area":
+        if input.ndim == 3:
+            pooled = F.adaptive_avg_pool2d(F.unsqueeze(input, 2), (1, out_size[0]))
+            return F.squeeze(pooled, 2)
+        return F.adaptive_avg_pool2d(input, out_size)
+    device, x = input.device, input
+    real = np.float64 if input.dtype is dtypes.float64 else np.float32
+    # the last dim first: the sums then nest as torch's, h0 (w0 x00 + w1 x01) + h1 (...)
+    for i in reversed(range(input.ndim - 2)):
+        dim, in_size = i + 2, input.shape[i + 2]
+        if mode in _LINEAR:
+            idx0, idx1, lam0, lam1 = _linear_weights(in_size, out_size[i], scales[i],
+                                                     bool(align_corners), real)
+            near = F.index_select(x, dim, F.tensor(idx0, device=device))
+            far = F.index_select(x, dim, F.tensor(idx1, device=device))
+            lam0 = F.cast(_along(x, dim, lam0, device), x.dtype)
+            lam1 = F.cast(_along(x, dim, lam1, device), x.dtype)
+            x = F.add(F.mul(near, lam0), F.mul(far, lam1))
+        else:
+            index = _nearest_index(in_size, out_size[i], scales[i], mode == "nearest-exact")
+            x = F.index_select(x, dim, F.tensor(index, device=device))
+    return x
+
+
+@public
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None)
+    -> Tensor
+
+    interpolate under its deprecated name.
+
+    >>> minflow.nn.functional.upsample(minflow.ones(1, 1, 2), scale_factor=2).shape
+    minflow.Size([1, 1, 4])
+    """
+    return interpolate(input, size, scale_factor, mode, align_corners)

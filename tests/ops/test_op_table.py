@@ -1,0 +1,56 @@
+"""The built-in op tables of test_elementwise.py and test_activation.py, run through
+minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
+and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
+eager vs graph gradients, in-place and out= variants)."""
+import numpy as np
+import pytest
+
+import minflow
+from minflow.testing import Sample, check_op
+from test_activation import REFERENCES, X
+from test_elementwise import BINARY, FLOATS, GRAD_OPS, UNARY, anywhere, grad_op, sample
+
+# composites, and public functions that are not their op's own (no kernels to declare
+# dtypes from): forward runs in the float dtypes only
+COMPOSITES = {"elu", "gelu_tanh", "silu", "softplus", "hardtanh"}
+TOL = {"float16": (3e-3, 3e-3), "float32": (1e-6, 1e-6), "float64": (1e-10, 1e-12)}
+
+
+def _unary_samples(sampler):
+    return lambda dtype: [Sample(sample(sampler, (3, 4), dtype)),
+                          Sample(sample(sampler, (5,), dtype, 1))]
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_table(name, device):
+    ref, sampler, dtypes, differentiable = UNARY[name]
+    check_op(getattr(minflow, name), _unary_samples(sampler), ref, dtypes=dtypes,
+             devices=[device], grad=differentiable, tol=TOL)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_table(name, device):
+    ref, sampler, dtypes, differentiable = BINARY[name]
+
+    def samples(dtype):     # broadcasting, and same shapes (the in-place variant's case)
+        return [Sample(sample(sampler, (3, 1), dtype, 1), sample(sampler, (4,), dtype, 2)),
+                Sample(sample(sampler, (2, 3), dtype, 3), sample(sampler, (2, 3), dtype, 4))]
+    check_op(getattr(minflow, name), samples, ref, dtypes=dtypes, devices=[device],
+             grad=differentiable, tol={**TOL, "float16": (3e-3, 3e-3)})
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_OPS))
+def test_grad_op_table(name, device):
+    ref, sampler = GRAD_OPS[name]
+    samples = lambda dtype: [Sample(sample(anywhere, (3, 4), dtype, 1),   # noqa: E731
+                                    sample(sampler, (3, 4), dtype, 2))]
+    check_op(name, samples, ref, dtypes=FLOATS, devices=[device], tol=TOL)
+    assert grad_op(name)      # the table's own way of calling it still works
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCES))
+def test_activation_table(name, device):
+    fn, ref = REFERENCES[name]
+    check_op(fn, [Sample(X), Sample(X.reshape(2, 3))], ref, devices=[device],
+             dtypes=FLOATS if name in COMPOSITES else None, tol=TOL,
+             check_dtype=name != "gelu")     # its reference, math.erf, is float64 only
