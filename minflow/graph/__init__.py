@@ -20,9 +20,10 @@ from .passes import common_subexpression_elimination, constant_folding, dead_cod
 from .memory import MemoryPlan, plan_memory
 from .report import CompileReport
 from .plan import DEFAULT_PASSES, Plan, compile
+from .export import LoadedGraph, load, save
 
 __all__ = ["Graph", "Node", "Value", "GraphBuildError", "LazyArray", "LazyInterpreter",
            "is_lazy", "placeholder", "set_outputs", "trace", "trace_function", "tracing",
            "GradConfContext", "register_grad_conf", "graph_backward", "dead_code_elimination",
            "common_subexpression_elimination", "constant_folding", "MemoryPlan", "plan_memory",
-           "CompileReport", "DEFAULT_PASSES", "Plan", "compile"]
+           "CompileReport", "DEFAULT_PASSES", "Plan", "compile", "save", "load", "LoadedGraph"]

@@ -26,6 +26,7 @@ from ..core import dtype as dtypes
 from ..core.namespace import F
 from ..core.tensor import Tensor
 from ..graph import compile as compile_graph
+from ..graph import export
 from ..graph.ir import Graph as GraphIR
 from ..graph.lazy import GraphBuildError, placeholder, set_outputs, tracing
 from ..graph.nest import flatten, leaf_paths, unflatten
@@ -214,6 +215,25 @@ class Graph:
     def to_networkx(self):
         """The latest plan's graph as a networkx.DiGraph (nodes carry op and role)."""
         return self._latest("to_networkx").graph.to_networkx()
+
+    def save(self, f):
+        """Save the latest call's compiled plan to ``f`` (a path or a binary file object),
+        to be run by ``minflow.graph.load(f)`` without the model's Python code.
+
+        Only eval graphs (no optimizer) can be saved; the file holds the ops with their
+        attrs, shapes and dtypes, the weights and buffers, and the input and output
+        structure (format in minflow/graph/export.py).
+        """
+        name = type(self).__name__
+        if self._optimizers:
+            raise ValueError(f"{name}.save: a training graph (one with an optimizer) cannot "
+                             f"be saved; save graph.state_dict() with minflow.save for "
+                             f"checkpoints, or save an eval graph of the same modules")
+        plan = self._latest("save")
+        entry = self._plans[self._last]
+        names = {id(t): f"{module_name}.{key}" for module_name, module in self.modules()
+                 for key, t in (*module.named_parameters(), *module.named_buffers())}
+        export.save(plan, f, entry.in_spec, entry.out_spec, names)
 
     def __repr__(self):
         lines = [f"{type(self).__name__}("]
