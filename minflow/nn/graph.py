@@ -11,7 +11,9 @@ scalar loss). Each call then runs forward, backward and the optimizer's update o
 steps the scheduler. The gradients feed the update ops directly: as in OneFlow, a graph
 call leaves ``param.grad`` untouched (None after ``zero_grad()``), which is the eager
 ``zero_grad(set_to_none=True)`` view. The learning rate is a graph input read from the
-param groups at each call, so schedulers need no recompiling. Optimizer state (momentum
+param groups at each call, so schedulers need no recompiling; the other hyperparameters
+(momentum, betas, weight_decay...) are compiled in, and a change to one (OneCycleLR cycles
+momentum or beta1) compiles a new plan at the next call. Optimizer state (momentum
 buffers, ``exp_avg``, ``step``...) lives in ``optimizer.state``, shared with eager steps.
 
 Parameters and buffers are the modules' own tensors, read and written in place: training
@@ -41,9 +43,9 @@ __all__ = ["Graph"]
 class _Compiled:
     """One compiled signature: its plan, the input / output structures, the lr feeds."""
 
-    def __init__(self, plan, in_spec, out_spec, feeds, seconds):
+    def __init__(self, plan, in_spec, out_spec, feeds, seconds, hyperparams):
         self.plan, self.in_spec, self.out_spec = plan, in_spec, out_spec
-        self.feeds, self.seconds = feeds, seconds
+        self.feeds, self.seconds, self.hyperparams = feeds, seconds, hyperparams
 
 
 class Graph:
@@ -72,6 +74,7 @@ class Graph:
     def __init__(self):
         self._plans, self._last = {}, None
         self._optimizers = []           # (optimizer, lr scheduler or None)
+        self._hyper_keys = []           # (optimizer, its hyperparameter names but lr)
         self._debug_level = 0
         self.compile_log = []           # every message compiling wrote, whatever the level
 
@@ -92,6 +95,7 @@ class Graph:
             raise TypeError("add_optimizer: lr_sch must be an LRScheduler of this optimizer, "
                             f"got {type(lr_sch).__name__}")
         self._optimizers.append((optimizer, lr_sch))
+        self._hyper_keys.append((optimizer, [k for k in optimizer.defaults if k != "lr"]))
         self._plans.clear()
 
     def debug(self, level=1):
@@ -116,6 +120,8 @@ class Graph:
         entry = self._plans.get(key)
         if entry is None:
             entry = self._compile_for(key, tensors, in_spec)
+        elif self._optimizers and entry.hyperparams != self._hyperparams():
+            entry = self._recompile_for_hyperparams(key, entry, tensors, in_spec)
         self._last = key
         feeds = [_lr_tensor(group["lr"], value.device) for group, value in entry.feeds]
         outputs = entry.plan.run(*tensors, *feeds)
@@ -139,6 +145,21 @@ class Graph:
             del self._plans[next(iter(self._plans))]
         return entry
 
+    def _hyperparams(self):
+        """The optimizers' hyperparameters other than lr, per group: the update ops hold
+        them as attrs, so a change (OneCycleLR cycling momentum or beta1, a user setting
+        weight_decay) needs a new plan. The lr is a graph input and needs none."""
+        return tuple(tuple(tuple(group[k] if not isinstance(group[k], list) else
+                                 tuple(group[k]) for k in keys) for group in opt.param_groups)
+                     for opt, keys in self._hyper_keys)
+
+    def _recompile_for_hyperparams(self, key, entry, tensors, in_spec):
+        change = _describe_hyper_change(self._hyper_keys, entry.hyperparams,
+                                        self._hyperparams())
+        self._log(1, f"optimizer hyperparameters changed: {change}; compiling a new plan")
+        entry = self._plans[key] = self._compile(tensors, in_spec)
+        return entry
+
     def _compile(self, tensors, in_spec):
         """Trace ``build`` on placeholders like ``tensors``, add the optimizer, compile."""
         start = time.perf_counter()
@@ -152,7 +173,7 @@ class Graph:
             self._log(1, str(report))
         self._log(1, f"compiled {len(plan.calls)} kernel calls in {seconds * 1e3:.1f} ms")
         self._log(2, f"compiled graph:\n{plan.graph.dump(sources=self._debug_level >= 3)}")
-        return _Compiled(plan, in_spec, out_spec, feeds, seconds)
+        return _Compiled(plan, in_spec, out_spec, feeds, seconds, self._hyperparams())
 
     def _trace(self, tensors, in_spec):
         """The traced IR of ``build`` and the structure of its outputs."""
@@ -298,6 +319,19 @@ def _describe_change(old, new):
             if x != y:
                 x, y = (list(x), list(y)) if what == "shape" else (x, y)
                 changes.append(f"{name} {what} {_name(x)} -> {_name(y)}")
+    return "; ".join(changes)
+
+
+def _describe_hyper_change(hyper_keys, old, new):
+    """Which hyperparameters changed, between two ``Graph._hyperparams()``."""
+    changes = []
+    for i, ((_, keys), old_groups, new_groups) in enumerate(zip(hyper_keys, old, new)):
+        if len(old_groups) != len(new_groups):
+            changes.append(f"optimizer{i} has {len(new_groups)} param groups, was "
+                           f"{len(old_groups)}")
+        for j, (a, b) in enumerate(zip(old_groups, new_groups)):
+            changes += [f"optimizer{i} group {j} {k} {x} -> {y}"
+                        for k, x, y in zip(keys, a, b) if x != y]
     return "; ".join(changes)
 
 

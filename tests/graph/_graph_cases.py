@@ -266,3 +266,87 @@ CASES.update({
         nnF.linear(x, w), h, c, u, None), [Leaf(2, 3), Leaf(2, 4), Leaf(2, 4), Leaf(16, 3),
                                           Leaf(16, 4)]),
 })
+
+# public functions and attr variants the cases above do not reach: 1-d conv and pooling,
+# losses, matrix products, shape composites, moments, in-place ops on graph tensors
+CASES.update({
+    "composite/conv1d": (lambda x, w, b: nnF.conv1d(x, w, b, stride=2, padding=1),
+                         [Leaf(2, 3, 7), Leaf(4, 3, 3), Leaf(4)]),
+    "composite/conv_transpose1d": (lambda x, w: nnF.conv_transpose1d(x, w, stride=2),
+                                   [Leaf(2, 3, 5), Leaf(3, 2, 3)]),
+    "composite/avg_pool1d": (lambda x: nnF.avg_pool1d(x, 2), [Leaf(2, 3, 6)]),
+    "composite/max_pool1d": (lambda x: nnF.max_pool1d(x, 3, stride=2, padding=1),
+                             [Leaf(2, 3, 7)]),
+    "composite/dropout2d": (lambda x: nnF.dropout2d(x, 0.5), [Leaf(2, 6, 3, 3)]),
+    "composite/instance_norm": (lambda x, w, b: nnF.instance_norm(x, weight=w, bias=b),
+                                [Leaf(2, 3, 5), Leaf(3), Leaf(3)]),
+    "composite/layer_norm_no_affine": (lambda x: nnF.layer_norm(x, (3, 4)), [Leaf(2, 3, 4)]),
+    "composite/batch_norm_no_affine": (lambda x: nnF.batch_norm(x, None, None, training=True),
+                                       [Leaf(5, 3)]),
+    "composite/l1_loss": (nnF.l1_loss, [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/huber_loss": (lambda a, b: nnF.huber_loss(a, b, delta=0.7),
+                             [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/margin_ranking_loss": (lambda a, b, y: nnF.margin_ranking_loss(
+        a, b, y.detach().sign(), margin=0.2), [Leaf(5), Leaf(5), Leaf(5)]),
+    "composite/soft_margin_loss": (lambda a, y: nnF.soft_margin_loss(a, y.detach().sign()),
+                                   [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/pairwise_distance": (nnF.pairwise_distance, [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/softsign": (nnF.softsign, [Leaf(3, 4)]),
+    "composite/upsample": (lambda x: nnF.upsample(x, scale_factor=2), [Leaf(1, 2, 3, 3)]),
+    "composite/cross_entropy_smoothing": (
+        lambda x, t: nnF.cross_entropy(x, t, label_smoothing=0.1), [Leaf(4, 5), Ints(5, 4)]),
+    "composite/cross_entropy_probs": (
+        lambda x, p: nnF.cross_entropy(x, p.detach().softmax(1)), [Leaf(4, 5), Leaf(4, 5)]),
+    "composite/nll_loss_weighted": (
+        lambda x, t, w: nnF.nll_loss(x, t, weight=w.detach(), reduction="sum"),
+        [Leaf(4, 5), Ints(5, 4), Leaf(5, **POS)]),
+    "composite/mm": (minflow.mm, [Leaf(2, 3), Leaf(3, 4)]),
+    "composite/bmm": (minflow.bmm, [Leaf(2, 2, 3), Leaf(2, 3, 4)]),
+    "composite/mv": (minflow.mv, [Leaf(2, 3), Leaf(3)]),
+    "composite/dot": (minflow.dot, [Leaf(3), Leaf(3)]),
+    "composite/outer": (minflow.outer, [Leaf(3), Leaf(4)]),
+    "composite/stack_unbind": (lambda a, b: minflow.stack([a, b], 1).unbind(2),
+                               [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/split_chunk": (lambda x: (*x.split([1, 3], 1), *x.chunk(2, 0)), [Leaf(4, 4)]),
+    "composite/shape_views": (
+        lambda x: x.unsqueeze(0).transpose(0, 2).flatten().unflatten(0, (4, 3)).squeeze(),
+        [Leaf(3, 4)]),
+    "composite/broadcast_to": (lambda x: minflow.broadcast_to(x, (2, 3, 4)), [Leaf(3, 1)]),
+    "composite/index_select": (lambda x, i: x.index_select(1, i), [Leaf(3, 4), Ints(4, 6)]),
+    "composite/take_along_dim": (lambda x, i: minflow.take_along_dim(x, i, 1),
+                                 [Leaf(3, 4), Ints(4, 3, 2)]),
+    "composite/mean": (lambda x: x.mean() + x.mean(1, keepdim=True).sum(), [Leaf(3, 4)]),
+    "composite/std": (lambda x: x.std(0, correction=0), [Leaf(3, 4)]),
+    "composite/var_mean": (lambda x: minflow.var_mean(x, 1), [Leaf(3, 4)]),
+    "composite/std_mean": (lambda x: minflow.std_mean(x, (0, 1)), [Leaf(3, 4)]),
+    "composite/linalg_norm": (lambda x: minflow.linalg.norm(x) + minflow.norm(x, 1),
+                              [Leaf(3, 4)]),
+    "composite/frac_fix": (lambda x: x.frac() + minflow.fix(x) * x, [Leaf(3, 4)]),
+    "composite/fliplr_flipud_msort": (lambda x: (x.fliplr(), x.flipud(), minflow.msort(x)),
+                                      [Leaf(3, 4)]),
+    "composite/clamp_tensor_bounds": (lambda x, lo, hi: x.clamp(min=lo, max=hi),
+                                      [Leaf(3, 4), Leaf(4, low=-2.0, high=0.0),
+                                       Leaf(3, 1, low=0.0, high=2.0)]),
+    "composite/clamp_min_max": (lambda x: x.clamp_min(-0.5) + x.clamp_max(0.5), [Leaf(3, 4)]),
+    "composite/div_rounding": (lambda a, b: a / 3 + minflow.div(a, b, rounding_mode="trunc"),
+                               [Leaf(3, 4), Leaf(4, **POS)]),
+    "composite/pow_scalars": (lambda x: x ** 3 + 2 ** x, [Leaf(3, 4, **POS)]),
+    "composite/where_scalar": (lambda c, x: minflow.where(c, x, 0.5), [Mask(3, 4), Leaf(3, 4)]),
+    "composite/max_all": (lambda x: x.max() + x.min(), [Leaf(3, 4)]),
+    "composite/softmax_dtype": (lambda x: x.softmax(-1, dtype=minflow.float32),
+                                [Leaf(3, 4)]),
+    "composite/inplace_ops": (lambda x, w: x.clone().mul_(w).add_(1).exp_().clamp_(max=5.0),
+                              [Leaf(3, 4), Leaf(4)]),
+    "composite/setitem": (lambda x, v: _setitem(x, v), [Leaf(3, 4), Leaf(4)]),
+    "composite/inplace_index_ops": (
+        lambda x, s: x.clone().index_put_((minflow.tensor([0, 2]),), s[:2], accumulate=True)
+        .masked_fill_(minflow.tensor([True, False, False, True]), 0.0)
+        .scatter_add_(0, minflow.tensor([[1, 0, 2, 1]]), s[2:3]), [Leaf(3, 4), Leaf(3, 4)]),
+})
+
+
+def _setitem(x, v):
+    y = x * 1
+    y[1] = v
+    y[:, 0] = 2.0
+    return y
