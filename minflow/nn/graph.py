@@ -20,6 +20,7 @@ Parameters and buffers are the modules' own tensors, read and written in place: 
 through the graph changes the module, eager changes show in the next call, BatchNorm's
 running stats update inside the graph, dropout draws fresh masks from the generator.
 """
+import os
 import time
 
 import numpy as np
@@ -38,6 +39,8 @@ from ..optim.optimizer import Optimizer
 from .modules.module import Module
 
 __all__ = ["Graph"]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class _Compiled:
@@ -179,13 +182,17 @@ class Graph:
         """The traced IR of ``build`` and the structure of its outputs."""
         ir = GraphIR()
         names = leaf_paths(in_spec, "input")
-        self._log(1, "compiling for " + (", ".join(
-            f"{n}: {x.dtype.name}{list(x.shape)} on {x.device}"
-            for n, x in zip(names, tensors)) or "no inputs"))
+        signature = ", ".join(f"{n}: {x.dtype.name}{list(x.shape)} on {x.device}"
+                              for n, x in zip(names, tensors)) or "no inputs"
+        self._log(1, "compiling for " + signature)
         with tracing(ir):
             lazy = [placeholder(ir, x.shape, x.dtype, x.device, name=n)
                     for x, n in zip(tensors, names)]
-            outputs = self.build(*unflatten(in_spec, lazy))
+            try:
+                outputs = self.build(*unflatten(in_spec, lazy))
+            except Exception as err:
+                _add_build_context(err, type(self).__name__, signature)
+                raise
             out_tensors, out_spec = flatten((outputs,), "output")
             set_outputs(ir, out_tensors)
         return ir, out_spec
@@ -320,6 +327,29 @@ def _describe_change(old, new):
                 x, y = (list(x), list(y)) if what == "shape" else (x, y)
                 changes.append(f"{name} {what} {_name(x)} -> {_name(y)}")
     return "; ".join(changes)
+
+
+def _add_build_context(err, name, signature):
+    """Add to ``err``'s message the user's source line where build failed and the input
+    signature, unless the message has that line already (op errors while tracing name
+    the op, its input types and the line)."""
+    line = _user_line(err.__traceback__)
+    if line is None or len(err.args) != 1 or not isinstance(err.args[0], str) \
+            or line in err.args[0]:
+        return
+    err.args = (f"{err.args[0]}\n  while building {name} at {line} (for {signature})",)
+
+
+def _user_line(tb):
+    """``file:line`` of the innermost traceback frame outside the minflow package."""
+    line = None
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not filename.startswith("<minflow.") and \
+                not os.path.abspath(filename).startswith(_PACKAGE):
+            line = f"{filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return line
 
 
 def _describe_hyper_change(hyper_keys, old, new):

@@ -11,6 +11,7 @@ import pytest
 
 import minflow
 import minflow.graph as mg
+import minflow.library as L
 from minflow import nn
 from minflow.serialization import SerializationError
 
@@ -272,3 +273,35 @@ def test_a_generator_attr_cannot_be_saved(tmp_path):
     g = mg.trace_function(lambda x: x + minflow.rand(3, generator=gen), minflow.ones(3))
     with pytest.raises(TypeError, match=r"node 0 \(uniform\) attr 'generator' is a Generator"):
         mg.save(mg.compile(g), tmp_path / "g.mfg")
+
+
+def _define_shift(with_scale):
+    """A user op; the second version adds an attr with a default, as a newer minflow may."""
+    attrs = [L.Attr("by", "float", 1.0)] + ([L.Attr("scale", "float", 1.0)] if with_scale
+                                            else [])
+    op = L.define_op("exporttest.shift", ["input"], attrs=attrs,
+                     infer=lambda input, **_: (input.shape, input.dtype))
+    if with_scale:
+        kernel = lambda xp, input, by, scale: input * input.dtype.type(scale) + by  # noqa
+    else:
+        kernel = lambda xp, input, by: input + input.dtype.type(by)  # noqa: E731
+    L.register_kernel("exporttest.shift", ("cpu",), L.FLOATS)(kernel)
+    return L.bind_function(op)
+
+
+def test_a_file_from_before_an_op_gained_an_attr_loads_and_an_unloaded_op_fails(tmp_path):
+    shift = _define_shift(with_scale=False)
+    try:
+        g = mg.trace_function(lambda x: shift(x.exp(), by=0.5), minflow.ones(3))
+        mg.save(mg.compile(g), tmp_path / "g.mfg")
+        assert "scale" not in _node(minflow.load(tmp_path / "g.mfg"), "exporttest.shift")["attrs"]
+        shift = _define_shift(with_scale=True)        # the op as a later version defines it
+        loaded = mg.load(tmp_path / "g.mfg")
+        assert loaded.graph.nodes[1].attrs == {"by": 0.5, "scale": 1.0}
+        x = minflow.randn(3)
+        np.testing.assert_allclose(loaded(x)[0].numpy(), x.exp().numpy() + 0.5, rtol=1e-6)
+    finally:
+        L.unload("exporttest")
+    message = _load_error(tmp_path / "g.mfg")
+    assert "uses op 'exporttest.shift' (node 1), which this minflow does not define; import " \
+           "or load the library that defines it" in message
