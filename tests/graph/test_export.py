@@ -305,3 +305,20 @@ def test_a_file_from_before_an_op_gained_an_attr_loads_and_an_unloaded_op_fails(
     message = _load_error(tmp_path / "g.mfg")
     assert "uses op 'exporttest.shift' (node 1), which this minflow does not define; import " \
            "or load the library that defines it" in message
+
+
+def test_saved_on_a_device_loads_there_or_mapped_to_the_cpu(tmp_path, device):
+    model = _trained_cnn().to(device)
+    graph = Eval(model)
+    x = minflow.randn(3, 2, 6, 6)
+    graph(x.to(device))
+    graph.save(tmp_path / "g.mfg")
+    with minflow.no_grad():
+        expected = model(x.to(device)).cpu().numpy()
+    here = mg.load(tmp_path / "g.mfg")
+    got = here(x.to(device))
+    assert got.device.type == minflow.device(device).type
+    np.testing.assert_allclose(got.cpu().numpy(), expected, rtol=1e-5, atol=1e-6)
+    on_cpu = mg.load(tmp_path / "g.mfg", map_location="cpu")
+    assert {v.device.type for v in on_cpu.graph.values} == {"cpu"}
+    np.testing.assert_allclose(on_cpu(x).numpy(), expected, rtol=1e-5, atol=1e-6)
