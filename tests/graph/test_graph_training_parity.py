@@ -158,3 +158,39 @@ def test_a_hyperparameter_set_by_hand_reaches_the_graph():
     np.testing.assert_allclose(got, expected, rtol=1e-5)
     for a, b in zip(runs[1][0].parameters(), runs[0][0].parameters()):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5)
+
+
+class _Encoder(nn.Module):
+    """A Transformer encoder layer with dropout everywhere, and a classifier head."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(6, 2, dim_feedforward=12, dropout=0.2,
+                                                batch_first=True)
+        self.head = nn.Linear(6, 4)
+
+    def forward(self, x):
+        return self.head(self.layer(x).mean(1))
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda: nn.Sequential(nn.Linear(6, 16), nn.Dropout(0.3), nn.ReLU(), nn.Linear(16, 4)),
+     (8, 6)),
+    (_Encoder, (8, 5, 6))], ids=["mlp_dropout", "transformer_dropout"])
+def test_dropout_with_a_shared_seed_matches_eager(make, shape):
+    rng = np.random.default_rng(4)
+    data = [(minflow.tensor(rng.normal(size=shape)), minflow.tensor(rng.integers(0, 4, 8)))
+            for _ in range(STEPS)]
+    runs = []
+    for _ in range(2):
+        minflow.manual_seed(0)
+        model = make().double()
+        runs.append((model, optim.Adam(model.parameters(), lr=0.01)))
+    minflow.manual_seed(5)
+    expected = _eager_losses(*runs[0], None, data)
+    graph = Train(*runs[1], None)
+    minflow.manual_seed(5)
+    got = [graph(x, y).item() for x, y in data]
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
+    for a, b in zip(runs[1][0].parameters(), runs[0][0].parameters()):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5)
