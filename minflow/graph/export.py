@@ -167,9 +167,19 @@ def load(f, map_location=None):
     ``map_location``: None (each tensor and op on the device it was saved for) or a device
     (all of them there, e.g. "cpu" for a graph saved on cuda).
     """
-    name = repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else "<file object>"
+    if map_location is not None and not isinstance(map_location, (str, Device)):
+        raise TypeError(f"minflow.graph.load: map_location must be None or a device, got "
+                        f"{type(map_location).__name__}")
+    if isinstance(f, (str, os.PathLike)):
+        name = repr(os.fspath(f))
+    else:
+        name = repr(f.name) if isinstance(getattr(f, "name", None), str) else "<file object>"
     device = None if map_location is None else Device(map_location)
-    root = serialization.load(f, map_location=None if device is None else str(device))
+    try:
+        root = serialization.load(f, map_location=None if device is None else str(device))
+    except SerializationError as err:
+        raise SerializationError(str(err).replace("minflow.load:", "minflow.graph.load:", 1)) \
+            from None
     return _Reader(root, name, device).read()
 
 
