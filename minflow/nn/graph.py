@@ -156,12 +156,13 @@ class Graph:
                                  tuple(group[k]) for k in keys) for group in opt.param_groups)
                      for opt, keys in self._hyper_keys)
 
-    def _recompile_for_hyperparams(self, key, entry, tensors, in_spec):
-        change = _describe_hyper_change(self._hyper_keys, entry.hyperparams,
-                                        self._hyperparams())
+    def _recompile_for_hyperparams(self, key, old, tensors, in_spec):
+        """Replace the plan ``old`` of signature ``key``, compiled with other optimizer
+        hyperparameters, logging what changed."""
+        change = _describe_hyper_change(self._hyper_keys, old.hyperparams, self._hyperparams())
         self._log(1, f"optimizer hyperparameters changed: {change}; compiling a new plan")
-        entry = self._plans[key] = self._compile(tensors, in_spec)
-        return entry
+        self._plans[key] = self._compile(tensors, in_spec)
+        return self._plans[key]
 
     def _compile(self, tensors, in_spec):
         """Trace ``build`` on placeholders like ``tensors``, add the optimizer, compile."""
