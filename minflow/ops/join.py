@@ -291,15 +291,73 @@ def pad(input, pad, mode="constant", value=None):
     """pad(input, pad, mode='constant', value=None) -> Tensor
 
     ``pad`` = (last_before, last_after, second_last_before, ...) pads the last
-    ``len(pad) // 2`` dims with ``value`` (0 if None); negative entries crop.
+    ``len(pad) // 2`` dims; negative entries crop. ``mode``: 'constant' fills with
+    ``value`` (0 if None); 'reflect' mirrors without repeating the edge, 'replicate'
+    repeats the edge, 'circular' wraps around. The last three pad 1, 2 or 3 trailing dims
+    of an input with one or two more dims than that, as in PyTorch.
 
     >>> minflow.nn.functional.pad(minflow.ones(1, 2), (1, -1), value=5).tolist()
     [[5.0, 1.0]]
+    >>> x = minflow.tensor([[0., 1., 2.]])
+    >>> [minflow.nn.functional.pad(x, (2, 1), mode=m).tolist()
+    ...  for m in ("reflect", "replicate", "circular")]
+    [[[2.0, 1.0, 0.0, 1.0, 2.0, 1.0]], [[0.0, 0.0, 0.0, 1.0, 2.0, 2.0]], [[1.0, 2.0, 0.0, 1.0, 2.0, 0.0]]]
     """
-    if mode != "constant":
-        if mode in ("reflect", "replicate", "circular"):
-            raise NotImplementedError(f"pad: mode '{mode}' is not implemented in minflow; "
-                                      f"only mode='constant' is supported")
-        raise NotImplementedError(f"pad: Unrecognised padding mode {mode}")
     pads = tuple(operator.index(p) for p in pad)
-    return apply(PAD, (input,), {"pad": pads, "value": 0 if value is None else value})
+    if mode == "constant":
+        return apply(PAD, (input,), {"pad": pads, "value": 0 if value is None else value})
+    if mode not in _PAD_INDEX:
+        raise NotImplementedError(f"pad: Unrecognised padding mode {mode} (expected "
+                                  f"'constant', 'reflect', 'replicate' or 'circular')")
+    if value is not None:
+        raise RuntimeError(f'pad: padding mode "{mode}" doesn\'t take in value argument')
+    dims = len(pads) // 2
+    if len(pads) % 2 or dims not in (1, 2, 3) or input.ndim not in (dims + 1, dims + 2):
+        raise NotImplementedError(
+            f"pad: mode '{mode}' pads the last 1, 2 or 3 dims of an input with 1 or 2 more "
+            f"dims (padding size 2 for 2-D/3-D, 4 for 3-D/4-D, 6 for 4-D/5-D input); got "
+            f"padding size {len(pads)} for a {input.ndim}-D input")
+    from .creation import tensor     # creation imports this module
+    out = input
+    for i in range(dims):
+        d = input.ndim - 1 - i
+        index = _PAD_INDEX[mode](input.shape[d], pads[2 * i], pads[2 * i + 1], d, input.shape)
+        out = out.index_select(d, tensor(index, dtype=dtypes.int64, device=input.device))
+    return out
+
+
+def _reflect_index(n, before, after, dim, shape):
+    if before >= n or after >= n:
+        raise RuntimeError(f"pad: padding size should be less than the corresponding input "
+                           f"dimension, but got padding ({before}, {after}) at dimension "
+                           f"{dim} of input {list(shape)}")
+    i = _pad_positions(n, before, after)
+    return [-j if j < 0 else 2 * (n - 1) - j if j >= n else j for j in i]
+
+
+def _replicate_index(n, before, after, dim, shape):
+    return [min(max(j, 0), n - 1) for j in _pad_positions(n, before, after)]
+
+
+def _circular_index(n, before, after, dim, shape):
+    if before > n or after > n:
+        raise RuntimeError(f"pad: padding value causes wrapping around more than once: "
+                           f"padding ({before}, {after}) at dimension {dim} of input "
+                           f"{list(shape)}")
+    lo, hi = max(-before, 0), n - max(-after, 0)        # wrap within what cropping keeps
+    if hi <= lo:
+        raise RuntimeError(f"pad: negative padding ({before}, {after}) at dimension {dim} "
+                           f"crops all of input {list(shape)}: nothing is left to wrap")
+    return [lo + (j - lo) % (hi - lo) for j in _pad_positions(n, before, after)]
+
+
+def _pad_positions(n, before, after):
+    """Source positions (possibly outside [0, n)) of the padded dim's entries."""
+    if n + before + after < 0:
+        raise RuntimeError(f"pad: the input size {n}, plus negative padding {before} and "
+                           f"{after} resulted in a negative output size")
+    return range(-before, n + after)
+
+
+_PAD_INDEX = {"reflect": _reflect_index, "replicate": _replicate_index,
+              "circular": _circular_index}
