@@ -1,5 +1,5 @@
-"""The built-in op tables of test_elementwise.py and test_activation.py, run through
-minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
+"""The built-in op tables of test_elementwise.py, test_activation.py and test_nn_extra.py,
+run through minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
 import numpy as np
@@ -9,6 +9,8 @@ import minflow
 from minflow.testing import Sample, check_op
 from test_activation import REFERENCES, X
 from test_elementwise import BINARY, FLOATS, GRAD_OPS, UNARY, anywhere, grad_op, sample
+from test_nn_extra import DOUBLE_BACKWARD, away_from_kinks
+from test_nn_extra import REFERENCES as NN_REFERENCES
 
 # composites, and public functions that are not their op's own (no kernels to declare
 # dtypes from): forward runs in the float dtypes only
@@ -54,3 +56,16 @@ def test_activation_table(name, device):
     check_op(fn, [Sample(X), Sample(X.reshape(2, 3))], ref, devices=[device],
              dtypes=FLOATS if name in COMPOSITES else None, tol=TOL,
              check_dtype=name != "gelu")     # its reference, math.erf, is float64 only
+
+
+# their references compute in float64 whatever the input dtype
+FLOAT64_REFERENCES = {"conv_transpose2d", "interpolate_bilinear"}
+
+
+@pytest.mark.parametrize("name", sorted(NN_REFERENCES))
+def test_nn_table(name, device):
+    fn, ref, inputs = NN_REFERENCES[name]
+    check_op(fn, [Sample(*map(away_from_kinks, inputs))], ref, dtypes=["float32", "float64"],
+             devices=[device], gradgrad=name in DOUBLE_BACKWARD,
+             tol={"float32": (1e-4, 1e-4), "float64": (1e-9, 1e-12)},
+             check_dtype=name not in FLOAT64_REFERENCES)
