@@ -71,8 +71,8 @@ _HERE = os.path.abspath(__file__)
 class _Record:
     """What the library attached to one user op, so that unload / reload can take it away."""
 
-    def __init__(self, origin):
-        self.origin = origin
+    def __init__(self, origin, file):
+        self.origin, self.file = origin, file     # file: a reload from it redefines
         self.functions = []     # (container, attribute name)
         self.methods = []       # Tensor method names
 
@@ -82,16 +82,15 @@ _LOADING = []       # labels of the entry points being loaded, innermost last
 
 
 def _caller():
-    """``file:line`` of the innermost frame outside this module: where the user defines."""
+    """(file, ``file:line``) of the innermost frame outside this module: where the user
+    defines; the entry point being loaded, if any, follows the line."""
     frame = sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename) == _HERE:
         frame = frame.f_back
-    where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame else "<unknown>"
-    return f"{where} ({_LOADING[-1]})" if _LOADING else where
-
-
-def _file_of(origin):
-    return origin.rsplit(":", 1)[0] if ":" in origin.split(" (")[0] else origin
+    if frame is None:
+        return "<unknown>", "<unknown>"
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return frame.f_code.co_filename, f"{where} ({_LOADING[-1]})" if _LOADING else where
 
 
 def origin_of(name):
@@ -126,14 +125,14 @@ def define_op(name, inputs, outputs=("out",), *, infer, attrs=(), traits=(), che
     ValueError: define_op: op 'leaky_relu' is already defined by minflow.ops.activation; defined again by ...; put user ops in a namespace: 'myns.leaky_relu'
     """
     ns, _ = _split(name)
-    origin = _caller()
+    file, origin = _caller()
     try:
         old = get_op(name)
     except KeyError:
         old = None
     if old is not None:
         record = _RECORDS.get(name)
-        if record is None or _file_of(record.origin) != _file_of(origin):
+        if record is None or record.file != file:
             hint = "" if ns else f"; put user ops in a namespace: 'myns.{name}'"
             raise ValueError(f"define_op: op {name!r} is already defined by {old.source}; "
                              f"defined again by {origin}{hint}")
@@ -142,7 +141,7 @@ def define_op(name, inputs, outputs=("out",), *, infer, attrs=(), traits=(), che
     op = _ops.define_op(name, inputs, outputs, infer=infer, attrs=attrs, traits=traits,
                         check=check, promote=promote, dtype_from=dtype_from,
                         doc=doc or f"User op {name}.", source=origin)
-    _RECORDS[name] = _Record(origin)
+    _RECORDS[name] = _Record(origin, file)
     if ns:
         _namespace(ns)
     return op

@@ -123,6 +123,18 @@ def test_graph_recorded_before_a_new_attr_still_runs(ns, tmp_path):
     assert out.tolist() == [2.5, 2.5]
 
 
+def test_load_library_from_a_package_directory(ns, tmp_path):
+    pkg = tmp_path / "shift_pkg"
+    pkg.mkdir()
+    (pkg / "kernels.py").write_text("def shift(input, by):\n    return input + by\n")
+    (pkg / "__init__.py").write_text(LIB_V1.split("L.register_kernel")[0] +
+                                     "from .kernels import shift as kernel\n"
+                                     "L.register_kernel('ext.shift', 'cpu', L.FLOATS)(kernel)\n"
+                                     "shift = L.bind_function(OP)\n")
+    module = L.load_library(pkg)        # a relative import inside the package works
+    assert module.shift(minflow.zeros(1), by=3.0).tolist() == [3.0]
+
+
 def test_load_library_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="no Python file or package"):
         L.load_library(tmp_path / "missing.py")
