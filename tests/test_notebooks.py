@@ -87,3 +87,21 @@ def test_train_digits():
     for name in ("SGD momentum", "Adam", "RMSprop"):
         assert results[name][1][-1] > 0.9, name
     assert results["SGD"][0][-1] > results["Adam"][0][-1]
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_runs_in_a_jupyter_kernel(index):
+    """The same notebook in a real kernel (where nbclient and ipykernel are installed):
+    no cell fails, and the figures show inline."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    if index == 3:
+        pytest.importorskip("sklearn")
+    notebook = nbformat.read(NOTEBOOKS[index], as_version=4)
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(ROOT)}}).execute()
+    outputs = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    figures = sum("image/png" in o.get("data", {}) for o in outputs)
+    assert figures == [0, 0, 1, 2][index]
