@@ -115,5 +115,10 @@ def gradgradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception
 
     rng_fixed = [rng.standard_normal(o._data.shape).astype(o.dtype.np)
                  for o in _outputs(fn, inputs)]
-    return gradcheck(first_grads, inputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    try:
+        return gradcheck(first_grads, inputs, eps=eps, atol=atol, rtol=rtol,
+                         raise_exception=raise_exception)
+    except GradcheckError as err:      # say that the first derivative is what differs
+        raise GradcheckError(str(err).replace("gradcheck: gradient of output",
+                                              "gradgradcheck: gradient of first-derivative "
+                                              "output", 1)) from None

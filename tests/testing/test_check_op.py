@@ -133,8 +133,8 @@ def _twice_ignoring_out(input, out=None):
                              r"float64 \(grad of input 0\): max abs error 1.45 \(at \[0, 1\]\), "
                              r"max rel error 0.5"),
     ("gradgradcheck", "square", r"check 'gradgradcheck', sample 0 Sample\(float64\[3, 4\]\) as "
-                                r"float64: gradcheck: gradient of output 0 w.r.t. input 0 "
-                                r"differs by up to 1.4"),
+                                r"float64: gradgradcheck: gradient of first-derivative "
+                                r"output 0 w.r.t. input 0 differs by up to 1.4"),
     ("inplace", "twice", r"check 'inplace', sample 0 Sample\(float64\[3, 4\]\) as float16: "
                          r"bug_twice_ returned a new tensor, not self"),
     ("out", _twice_ignoring_out, r"check 'out', sample 0 Sample\(float64\[3, 4\]\) as "
