@@ -35,18 +35,31 @@ def device_count():
 
 
 def current_device():
-    """The index of the current GPU."""
+    """The index of the current GPU.
+
+    >>> minflow.cuda.current_device()
+    0
+    """
     return _import_cupy("cuda").cuda.runtime.getDevice()
 
 
 def set_device(device):
-    """Make ``device`` (an index, "cuda:N" or a Device) the current GPU."""
+    """Make ``device`` (an index, "cuda:N" or a Device) the current GPU.
+
+    >>> minflow.cuda.set_device("cuda:0")
+    >>> minflow.cuda.current_device()
+    0
+    """
     index = device if isinstance(device, int) else (_device(device).index or 0)
     _import_cupy(f"cuda:{index}").cuda.runtime.setDevice(index)
 
 
 def synchronize(device=None):
-    """Wait for every kernel queued on ``device`` (default: the current GPU) to finish."""
+    """Wait for every kernel queued on ``device`` (default: the current GPU) to finish.
+
+    >>> y = minflow.ones(1000, device="cuda") * 2     # queued on the GPU
+    >>> minflow.cuda.synchronize()                    # now finished
+    """
     cupy = _import_cupy("cuda")
     if device is None:
         cupy.cuda.runtime.deviceSynchronize()
@@ -57,7 +70,11 @@ def synchronize(device=None):
 
 
 def get_device_name(device=None):
-    """The GPU's name, e.g. "NVIDIA H100 80GB HBM3"."""
+    """The GPU's name, e.g. "NVIDIA H100 80GB HBM3".
+
+    >>> isinstance(minflow.cuda.get_device_name(0), str)
+    True
+    """
     cupy = _import_cupy("cuda")
     index = current_device() if device is None else (
         device if isinstance(device, int) else (_device(device).index or 0))
@@ -66,7 +83,10 @@ def get_device_name(device=None):
 
 
 def manual_seed(seed):
-    """Seed the cuda generator (a no-op without a GPU, as torch.cuda.manual_seed)."""
+    """Seed the cuda generator (a no-op without a GPU, as torch.cuda.manual_seed).
+
+    >>> minflow.cuda.manual_seed(0)
+    """
     if cuda_is_available():
         generator_for(None, _device("cuda")).manual_seed(seed)
 

@@ -71,8 +71,8 @@ _HERE = os.path.abspath(__file__)
 class _Record:
     """What the library attached to one user op, so that unload / reload can take it away."""
 
-    def __init__(self, origin):
-        self.origin = origin
+    def __init__(self, origin, file):
+        self.origin, self.file = origin, file     # file: a reload from it redefines
         self.functions = []     # (container, attribute name)
         self.methods = []       # Tensor method names
 
@@ -82,16 +82,15 @@ _LOADING = []       # labels of the entry points being loaded, innermost last
 
 
 def _caller():
-    """``file:line`` of the innermost frame outside this module: where the user defines."""
+    """(file, ``file:line``) of the innermost frame outside this module: where the user
+    defines; the entry point being loaded, if any, follows the line."""
     frame = sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename) == _HERE:
         frame = frame.f_back
-    where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame else "<unknown>"
-    return f"{where} ({_LOADING[-1]})" if _LOADING else where
-
-
-def _file_of(origin):
-    return origin.rsplit(":", 1)[0] if ":" in origin.split(" (")[0] else origin
+    if frame is None:
+        return "<unknown>", "<unknown>"
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return frame.f_code.co_filename, f"{where} ({_LOADING[-1]})" if _LOADING else where
 
 
 def origin_of(name):
@@ -126,14 +125,14 @@ def define_op(name, inputs, outputs=("out",), *, infer, attrs=(), traits=(), che
     ValueError: define_op: op 'leaky_relu' is already defined by minflow.ops.activation; defined again by ...; put user ops in a namespace: 'myns.leaky_relu'
     """
     ns, _ = _split(name)
-    origin = _caller()
+    file, origin = _caller()
     try:
         old = get_op(name)
     except KeyError:
         old = None
     if old is not None:
         record = _RECORDS.get(name)
-        if record is None or _file_of(record.origin) != _file_of(origin):
+        if record is None or record.file != file:
             hint = "" if ns else f"; put user ops in a namespace: 'myns.{name}'"
             raise ValueError(f"define_op: op {name!r} is already defined by {old.source}; "
                              f"defined again by {origin}{hint}")
@@ -142,7 +141,7 @@ def define_op(name, inputs, outputs=("out",), *, infer, attrs=(), traits=(), che
     op = _ops.define_op(name, inputs, outputs, infer=infer, attrs=attrs, traits=traits,
                         check=check, promote=promote, dtype_from=dtype_from,
                         doc=doc or f"User op {name}.", source=origin)
-    _RECORDS[name] = _Record(origin)
+    _RECORDS[name] = _Record(origin, file)
     if ns:
         _namespace(ns)
     return op
@@ -210,11 +209,20 @@ def call(op, *inputs, **attrs):
 
 def bind_function(op, *, name=None, method=None, doc=None):
     """Make the public function of ``op`` from its signature: ``f(inputs..., attrs...)``,
+
     attrs with their defaults, and return it.
 
     A namespaced op's function goes in ``minflow.ops.<namespace>``; an op without one is
     also ``minflow.<name>``. ``method``: a name to install the function as a Tensor
     method too (it must not exist yet).
+
+    >>> import minflow.library as L
+    >>> op = L.define_op("doc.twice", ["input"], infer=lambda input: (input.shape, input.dtype))
+    >>> _ = L.register_kernel("doc.twice", ("cpu", "cuda"), L.NUMERIC)(lambda xp, x: x * 2)
+    >>> twice = L.bind_function(op, method="doc_twice")
+    >>> twice(minflow.tensor([1, 2])), minflow.tensor([3.0]).doc_twice()
+    (tensor([2, 4]), tensor([6.]))
+    >>> L.unload("doc")
     """
     op = get_op(op) if isinstance(op, str) else op
     record = _RECORDS.get(op.name)
@@ -282,7 +290,11 @@ class GradOf:
 
 
 def grad(output):
-    """In ``backward_spec(inputs=[...])``: the gradient of forward output ``output``."""
+    """In ``backward_spec(inputs=[...])``: the gradient of forward output ``output``.
+
+    >>> minflow.library.grad("out")
+    grad('out')
+    """
     return GradOf(output)
 
 
@@ -300,6 +312,20 @@ def backward_spec(op, grad_op, *, inputs=None, attrs=None, outputs=None):
     The eager GradFunction made from it saves exactly the forward tensors named, and its
     apply calls ``grad_op``: graph mode derives its grad-op conf from that function
     (minflow.graph.grad_conf.eager_conf), so the spec serves both.
+
+    >>> import minflow.library as L
+    >>> same = lambda *inputs: (inputs[-1].shape, inputs[-1].dtype)
+    >>> _ = L.define_op("doc.cube", ["input"], infer=same)
+    >>> _ = L.define_op("doc.cube_grad", ["grad_out", "input"], infer=same)
+    >>> _ = L.register_kernel("doc.cube", ("cpu", "cuda"), L.FLOATS)(lambda xp, x: x ** 3)
+    >>> _ = L.register_kernel("doc.cube_grad", ("cpu", "cuda"), L.FLOATS)(
+    ...     lambda xp, g, x: 3 * g * x * x)
+    >>> L.backward_spec("doc.cube", "doc.cube_grad")     # grad_out, input: matched by name
+    >>> x = minflow.tensor([2.0], requires_grad=True)
+    >>> L.call("doc.cube", x).sum().backward()
+    >>> x.grad
+    tensor([12.])
+    >>> L.unload("doc")
     """
     fwd = get_op(op) if isinstance(op, str) else op
     gop = get_op(grad_op) if isinstance(grad_op, str) else grad_op
@@ -395,8 +421,21 @@ def _spec_grad(fwd, gop, sources, attrs, binds):
 
 def load_library(path):
     """Import the Python file (or package directory) at ``path``, whose top level defines
+
     ops, as TensorFlow's ``load_op_library``; returns the module. Loading a file again
     reloads it: its ops are redefined in place (see the module docstring).
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "negate_lib.py"
+    >>> _ = path.write_text(
+    ...     "import minflow.library as L\\n"
+    ...     "OP = L.define_op('doc.negate', ['input'], infer=lambda x: (x.shape, x.dtype))\\n"
+    ...     "L.register_kernel('doc.negate', ('cpu', 'cuda'), L.NUMERIC)(lambda xp, x: -x)\\n"
+    ...     "negate = L.bind_function(OP)\\n")
+    >>> module = minflow.library.load_library(path)
+    >>> module.negate(minflow.tensor([1, -2]))
+    tensor([-1,  2])
+    >>> minflow.library.unload("doc")
     """
     path = os.path.abspath(os.fspath(path))
     init = os.path.join(path, "__init__.py") if os.path.isdir(path) else path
@@ -418,10 +457,14 @@ def load_library(path):
 
 def load_entry_points(group="minflow.ops"):
     """Load every op library that installed packages declare in entry point ``group``,
+
     e.g. in pyproject.toml ``[project.entry-points."minflow.ops"] myns = "myns.ops"``.
 
     An entry point names a module (imported) or a callable (called with no arguments).
     Returns ``{entry point name: loaded object}``.
+
+    >>> minflow.library.load_entry_points("minflow.no_such_group")    # nothing installed
+    {}
     """
     loaded = {}
     for ep in importlib.metadata.entry_points(group=group):
@@ -438,7 +481,17 @@ def load_entry_points(group="minflow.ops"):
 
 def unload(name):
     """Remove user op ``name``, or every op of namespace ``name``, with its kernels,
-    gradients and public functions; the namespace module goes with its last op."""
+
+    gradients and public functions; the namespace module goes with its last op.
+
+    >>> import minflow.library as L
+    >>> _ = L.define_op("doc.thing", ["input"], infer=lambda x: (x.shape, x.dtype))
+    >>> L.unload("doc")
+    >>> L.get_op("doc.thing")
+    Traceback (most recent call last):
+    ...
+    KeyError: "no op named 'doc.thing'"
+    """
     names = [n for n in _RECORDS if n == name or n.rpartition(".")[0] == name]
     if not names:
         raise KeyError(f"unload: no op or namespace {name!r} was defined through "

@@ -108,6 +108,33 @@ def test_load_library_and_reload_with_a_new_attr(ns, tmp_path):
         L.load_library(lib)
 
 
+def test_graph_recorded_before_a_new_attr_still_runs(ns, tmp_path):
+    lib = tmp_path / "shift_lib.py"
+    lib.write_text(LIB_V1)
+    module = L.load_library(lib)
+    with mg.trace() as g:
+        mg.set_outputs(g, [module.shift(minflow.zeros(2), by=2.0)])
+    assert g.nodes[-1].attrs == {"by": 2.0}
+    lib.write_text(LIB_V1.replace('L.Attr("by", "float", 1.0)]',
+                                  'L.Attr("by", "float", 1.0), L.Attr("extra", "float", 0.5)]')
+                   .replace('**more: input + by + more.get("extra", 0.0)', 'extra: input + by + extra'))
+    L.load_library(lib)
+    (out,) = mg.compile(g)()        # the old node gets the new attr's default
+    assert out.tolist() == [2.5, 2.5]
+
+
+def test_load_library_from_a_package_directory(ns, tmp_path):
+    pkg = tmp_path / "shift_pkg"
+    pkg.mkdir()
+    (pkg / "kernels.py").write_text("def shift(input, by):\n    return input + by\n")
+    (pkg / "__init__.py").write_text(LIB_V1.split("L.register_kernel")[0] +
+                                     "from .kernels import shift as kernel\n"
+                                     "L.register_kernel('ext.shift', 'cpu', L.FLOATS)(kernel)\n"
+                                     "shift = L.bind_function(OP)\n")
+    module = L.load_library(pkg)        # a relative import inside the package works
+    assert module.shift(minflow.zeros(1), by=3.0).tolist() == [3.0]
+
+
 def test_load_library_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="no Python file or package"):
         L.load_library(tmp_path / "missing.py")
@@ -120,13 +147,27 @@ def test_load_entry_points(ns, tmp_path, monkeypatch):
     dist = tmp_path / "extpkg-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: extpkg\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[minflow.test_ops]\nshift = extpkg\n")
+    (pkg / "more.py").write_text("import minflow.library as L\n"
+                                 "def register():\n"
+                                 "    L.define_op('ext.shift', ['input'], infer=None)\n")
+    (dist / "entry_points.txt").write_text("[minflow.test_ops]\nshift = extpkg\n"
+                                           "[minflow.test_more]\nclash = extpkg.more:register\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    loaded = L.load_entry_points("minflow.test_ops")
-    assert list(loaded) == ["shift"]
-    assert minflow.ops.ext.shift(minflow.zeros(1)).tolist() == [1.0]
-    assert "entry point 'shift' = 'extpkg' of group 'minflow.test_ops'" in L.origin_of("ext.shift")
-    sys.modules.pop("extpkg", None)
+    try:
+        loaded = L.load_entry_points("minflow.test_ops")
+        assert list(loaded) == ["shift"] and loaded["shift"] is sys.modules["extpkg"]
+        assert minflow.ops.ext.shift(minflow.zeros(1)).tolist() == [1.0]
+        assert "entry point 'shift' = 'extpkg' of group 'minflow.test_ops'" in \
+            L.origin_of("ext.shift")
+        # a callable entry point is called; its clash names both entry points
+        with pytest.raises(ValueError, match=r"'ext.shift' is already defined by .*extpkg.*"
+                                             r"entry point 'shift' = 'extpkg'.*; defined again by "
+                                             r".*more.py:3 \(entry point 'clash' = "
+                                             r"'extpkg.more:register' of group"):
+            L.load_entry_points("minflow.test_more")
+    finally:
+        sys.modules.pop("extpkg", None)
+        sys.modules.pop("extpkg.more", None)
 
 
 def test_unload_removes_everything(ns):

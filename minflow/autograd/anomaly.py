@@ -44,7 +44,15 @@ class detect_anomaly:
 
 class set_detect_anomaly:
     """Turn anomaly mode on or off, as a call or as a context manager (which restores the
-    previous mode on exit)."""
+
+    previous mode on exit).
+
+    >>> with minflow.autograd.set_detect_anomaly(True):
+    ...     minflow.autograd.is_anomaly_enabled()
+    True
+    >>> minflow.autograd.is_anomaly_enabled()
+    False
+    """
 
     def __init__(self, mode, check_nan=True):
         self._prev = tuple(_anomaly)
@@ -59,8 +67,20 @@ class set_detect_anomaly:
 
 
 def is_anomaly_enabled():
+    """Whether anomaly mode is on.
+
+    >>> with minflow.autograd.detect_anomaly():
+    ...     minflow.autograd.is_anomaly_enabled()
+    True
+    """
     return _anomaly[0]
 
 
 def is_anomaly_check_nan_enabled():
+    """Whether anomaly mode also fails on NaN / Inf gradients.
+
+    >>> with minflow.autograd.detect_anomaly(check_nan=False):
+    ...     minflow.autograd.is_anomaly_check_nan_enabled()
+    False
+    """
     return _anomaly[1]

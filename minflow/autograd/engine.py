@@ -226,7 +226,13 @@ def _accumulate_leaf(leaf, g, sole, create_graph):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Compute gradients of ``tensors`` and accumulate them into the leaves' ``.grad``."""
+    """Compute gradients of ``tensors`` and accumulate them into the leaves' ``.grad``.
+
+    >>> w = minflow.tensor([1.0, 2.0], requires_grad=True)
+    >>> minflow.autograd.backward([(w * w).sum()])
+    >>> w.grad
+    tensor([2., 4.])
+    """
     outputs = _as_tuple(tensors)
     if retain_graph is None:
         retain_graph = create_graph

@@ -41,7 +41,21 @@ class _FunctionGrad(GradFunction):
 
 class FunctionCtx(GradContext):
     """The ``ctx`` of a Function: GradContext plus ``mark_non_differentiable`` and
-    ``set_materialize_grads``."""
+
+    ``set_materialize_grads``.
+
+    >>> class Argmax(minflow.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         index = x.argmax()
+    ...         ctx.mark_non_differentiable(index)
+    ...         return index
+    ...     @staticmethod
+    ...     def backward(ctx, grad_out):
+    ...         return None
+    >>> Argmax.apply(minflow.tensor([1.0, 3.0], requires_grad=True)).requires_grad
+    False
+    """
 
     def mark_non_differentiable(self, *tensors):
         """Outputs that never require grad (indices, masks); their grads arrive as zeros."""
@@ -54,7 +68,24 @@ class FunctionCtx(GradContext):
 
 class Function:
     """Base class of custom differentiable functions: define static ``forward(ctx, *args)``
-    and ``backward(ctx, *grad_outs)``, call ``apply(*args)``."""
+
+    and ``backward(ctx, *grad_outs)``, call ``apply(*args)``.
+
+    >>> class Exp(minflow.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         y = x.exp()
+    ...         ctx.save_for_backward(y)
+    ...         return y
+    ...     @staticmethod
+    ...     def backward(ctx, grad_out):
+    ...         (y,) = ctx.saved_tensors
+    ...         return grad_out * y
+    >>> x = minflow.tensor([0.0, 1.0], requires_grad=True)
+    >>> Exp.apply(x).sum().backward()
+    >>> x.grad
+    tensor([1.0000, 2.7183])
+    """
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

@@ -10,7 +10,21 @@ __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
-    """Analytical and numerical gradients disagree."""
+    """Analytical and numerical gradients disagree.
+
+    >>> class Wrong(minflow.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         return x * 2
+    ...     @staticmethod
+    ...     def backward(ctx, grad_out):
+    ...         return grad_out * 3
+    >>> x = minflow.tensor([1.0], dtype=minflow.float64, requires_grad=True)
+    >>> minflow.autograd.gradcheck(Wrong.apply, (x,))
+    Traceback (most recent call last):
+    ...
+    minflow.autograd.gradcheck.GradcheckError: gradcheck: gradient of output 0 w.r.t. input 0 differs by up to ...
+    """
 
 
 def _outputs(fn, inputs):
@@ -46,6 +60,10 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     Returns True, or raises GradcheckError naming the input and output and the gap.
     ``nondet_tol`` is accepted for PyTorch compatibility: minflow's backward is
     deterministic, so it has nothing to tolerate.
+
+    >>> x = minflow.tensor([0.5, -1.0], dtype=minflow.float64, requires_grad=True)
+    >>> minflow.autograd.gradcheck(lambda t: (t * t).sin(), (x,))
+    True
     """
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -77,7 +95,12 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
 
 
 def gradgradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
-    """gradcheck of the first derivative (checks that backward is differentiable)."""
+    """gradcheck of the first derivative (checks that backward is differentiable).
+
+    >>> x = minflow.tensor([0.5, -1.0], dtype=minflow.float64, requires_grad=True)
+    >>> minflow.autograd.gradgradcheck(lambda t: t.tanh(), (x,))
+    True
+    """
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
     rng = np.random.default_rng(1)
 
@@ -92,5 +115,10 @@ def gradgradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception
 
     rng_fixed = [rng.standard_normal(o._data.shape).astype(o.dtype.np)
                  for o in _outputs(fn, inputs)]
-    return gradcheck(first_grads, inputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    try:
+        return gradcheck(first_grads, inputs, eps=eps, atol=atol, rtol=rtol,
+                         raise_exception=raise_exception)
+    except GradcheckError as err:      # say that the first derivative is what differs
+        raise GradcheckError(str(err).replace("gradcheck: gradient of output",
+                                              "gradgradcheck: gradient of first-derivative "
+                                              "output", 1)) from None

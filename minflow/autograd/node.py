@@ -27,7 +27,24 @@ def backward_name(op_name):
 
 
 class GradFunction:
-    """Base class of per-op backward rules; see the module docstring."""
+    """Base class of per-op backward rules; see the module docstring.
+
+    >>> import minflow.library as L
+    >>> _ = L.define_op("doc.square", ["input"], infer=lambda x: (x.shape, x.dtype))
+    >>> _ = L.register_kernel("doc.square", ("cpu", "cuda"), L.FLOATS)(lambda xp, x: x * x)
+    >>> @L.register_grad("doc.square")
+    ... class SquareGrad(L.GradFunction):
+    ...     def capture(self, ctx, inputs, outputs, attrs):
+    ...         ctx.save_for_backward(inputs[0])        # exactly what apply needs
+    ...     def apply(self, ctx, grad_out):
+    ...         (x,) = ctx.saved_tensors
+    ...         return grad_out * 2 * x                 # minflow ops: differentiable again
+    >>> x = minflow.tensor([3.0], requires_grad=True)
+    >>> L.call("doc.square", x).backward()
+    >>> x.grad
+    tensor([6.])
+    >>> L.unload("doc")
+    """
 
     def init(self, op):
         self.op = op
@@ -45,7 +62,13 @@ class GradFunction:
 
 
 def register_grad(op_name):
-    """Class decorator: make ``cls()`` the grad function of ``op_name``."""
+    """Class decorator: make ``cls()`` the grad function of ``op_name``.
+
+    >>> minflow.library.register_grad("exp")(minflow.library.GradFunction)
+    Traceback (most recent call last):
+    ...
+    ValueError: register_grad('exp'): a grad function is already registered (ExpGrad)
+    """
     def decorator(cls):
         op = get_op(op_name)
         if not op.differentiable:

@@ -11,7 +11,12 @@ DEVICE_TYPES = ("cpu", "cuda", "meta")
 
 
 class Device:
-    """A device such as ``Device("cuda:1")``. One object per name, so ``is`` compares."""
+    """A device such as ``Device("cuda:1")``. One object per name, so ``is`` compares.
+
+    >>> d = minflow.device("cuda:1")
+    >>> d, d.type, d.index, d is minflow.device("cuda", 1)
+    (device(type='cuda', index=1), 'cuda', 1, True)
+    """
 
     __slots__ = ("type", "index", "_name")
     _interned = {}

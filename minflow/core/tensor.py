@@ -14,7 +14,12 @@ __all__ = ["Tensor", "Size"]
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple that prints like ``minflow.Size([2, 3])``."""
+    """A tensor's shape: a tuple that prints like ``minflow.Size([2, 3])``.
+
+    >>> size = minflow.zeros(2, 3, 4).shape
+    >>> size, size[1:], size.numel()
+    (minflow.Size([2, 3, 4]), minflow.Size([3, 4]), 24)
+    """
 
     __slots__ = ()
 
@@ -22,6 +27,11 @@ class Size(tuple):
         return f"minflow.Size({list(self)})"
 
     def numel(self):
+        """The number of elements of a tensor of this shape.
+
+        >>> minflow.Size([2, 3]).numel()
+        6
+        """
         n = 1
         for s in self:
             n *= s
@@ -58,7 +68,12 @@ def _op(name, reflected=False):
 
 
 class Tensor:
-    """An n-dimensional array on a device, with optional gradient tracking."""
+    """An n-dimensional array on a device, with optional gradient tracking.
+
+    >>> x = minflow.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> x.shape, x.dtype, x.device
+    (minflow.Size([2, 2]), minflow.float32, device(type='cpu'))
+    """
 
     __slots__ = ("_data", "dtype", "device", "_requires_grad", "_grad", "_grad_fn",
                  "_output_nr", "_version", "_base", "_view_version", "_grad_acc",
@@ -92,38 +107,84 @@ class Tensor:
     # -- metadata ----------------------------------------------------------------------
     @property
     def shape(self):
+        """The shape, a ``minflow.Size``.
+
+        >>> minflow.zeros(2, 3).shape
+        minflow.Size([2, 3])
+        """
         return Size(self._data.shape)
 
     @property
     def ndim(self):
+        """The number of dimensions.
+
+        >>> minflow.zeros(2, 3).ndim
+        2
+        """
         return self._data.ndim
 
     def dim(self):
+        """The number of dimensions (``ndim``).
+
+        >>> minflow.tensor(1.0).dim()
+        0
+        """
         return self._data.ndim
 
     def numel(self):
+        """The number of elements.
+
+        >>> minflow.zeros(2, 3).numel()
+        6
+        """
         return self._data.size
 
     nelement = numel
 
     @property
     def itemsize(self):
+        """Bytes per element.
+
+        >>> minflow.zeros(2, dtype=minflow.float16).itemsize
+        2
+        """
         return self.dtype.itemsize
 
     @property
     def nbytes(self):
+        """Bytes of the elements (``numel() * itemsize``).
+
+        >>> minflow.zeros(2, 3).nbytes
+        24
+        """
         return self._data.size * self.dtype.itemsize
 
     def size(self, dim=None):
+        """The shape, or its length along ``dim``.
+
+        >>> x = minflow.zeros(2, 3)
+        >>> x.size(), x.size(-1)
+        (minflow.Size([2, 3]), 3)
+        """
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
 
     def element_size(self):
+        """Bytes per element (``itemsize``).
+
+        >>> minflow.zeros(2, dtype=minflow.int64).element_size()
+        8
+        """
         return self.dtype.itemsize
 
     def stride(self, dim=None):
-        """Strides in elements (the array's byte strides / itemsize; row-major on meta)."""
+        """Strides in elements (the array's byte strides / itemsize; row-major on meta).
+
+        >>> x = minflow.zeros(2, 3)
+        >>> x.stride(), x.T.stride(), x.stride(0)
+        ((3, 1), (1, 3), 3)
+        """
         data = self._data
         if hasattr(data, "strides") and not getattr(data, "is_lazy", False):
             strides = tuple(s // self.dtype.itemsize for s in data.strides)
@@ -132,13 +193,23 @@ class Tensor:
         return strides if dim is None else strides[_wrap_dim(dim, data.ndim, "stride")]
 
     def storage_offset(self):
-        """Elements from the start of the base's memory to a view's first element."""
+        """Elements from the start of the base's memory to a view's first element.
+
+        >>> minflow.arange(6).view(2, 3)[1, 1:].storage_offset()
+        4
+        """
         base = self if self._base is None else self._base
         return (self.data_ptr() - base.data_ptr()) // self.dtype.itemsize
 
     def data_ptr(self):
         """The address of the first element: the numpy / cupy array's data pointer (0 on
-        meta, as torch); valid while the tensor lives."""
+
+        meta, as torch); valid while the tensor lives.
+
+        >>> x = minflow.zeros(4)
+        >>> x[1:].data_ptr() - x.data_ptr()
+        4
+        """
         _refuse_lazy(self, "data_ptr")
         data = self._data
         if isinstance(data, MetaArray):
@@ -148,27 +219,58 @@ class Tensor:
         return data.data.ptr                    # cupy
 
     def type_as(self, other):
-        """``self.to(other.dtype, other.device)``: a no-op when both already match."""
+        """``self.to(other.dtype, other.device)``: a no-op when both already match.
+
+        >>> minflow.tensor([1.5, 2.5]).type_as(minflow.tensor([1]))
+        tensor([1, 2])
+        """
         return self.to(dtype=other.dtype, device=other.device)
 
     @property
     def is_cuda(self):
+        """Whether the tensor is on a cuda device.
+
+        >>> minflow.zeros(1).is_cuda
+        False
+        """
         return self.device.type == "cuda"
 
     @property
     def is_meta(self):
+        """Whether the tensor is on the meta device (shape and dtype, no data).
+
+        >>> minflow.zeros(1, device="meta").is_meta
+        True
+        """
         return self.device.type == "meta"
 
     def is_floating_point(self):
+        """Whether the dtype is a floating point one.
+
+        >>> minflow.tensor([1]).is_floating_point(), minflow.tensor([1.0]).is_floating_point()
+        (False, True)
+        """
         return self.dtype.is_floating_point
 
     @property
     def T(self):
+        """The dimensions reversed (the transpose of a matrix), a view.
+
+        >>> minflow.tensor([[1, 2, 3]]).T
+        tensor([[1],
+                [2],
+                [3]])
+        """
         return F.permute(self, tuple(range(self.ndim - 1, -1, -1)))
 
     @property
     def data(self):
-        """A tensor sharing this one's storage, detached from autograd."""
+        """A tensor sharing this one's storage, detached from autograd.
+
+        >>> w = minflow.tensor([1.0], requires_grad=True)
+        >>> w.data.requires_grad, w.data.data_ptr() == w.data_ptr()
+        (False, True)
+        """
         return self.detach()
 
     @data.setter
@@ -180,6 +282,13 @@ class Tensor:
     # -- autograd ----------------------------------------------------------------------
     @property
     def requires_grad(self):
+        """Whether autograd records ops on this tensor; settable on leaves.
+
+        >>> x = minflow.zeros(2)
+        >>> x.requires_grad = True
+        >>> (x * 2).requires_grad
+        True
+        """
         return self._requires_grad
 
     @requires_grad.setter
@@ -187,7 +296,11 @@ class Tensor:
         self.requires_grad_(flag)
 
     def requires_grad_(self, requires_grad=True):
-        """Set whether autograd records ops on this leaf tensor (in place)."""
+        """Set whether autograd records ops on this leaf tensor (in place).
+
+        >>> minflow.tensor([1.0, 2.0]).requires_grad_()
+        tensor([1., 2.], requires_grad=True)
+        """
         if self.grad_fn is not None and not requires_grad:
             raise RuntimeError("requires_grad_: you can only change requires_grad flags of "
                                "leaf tensors; use detach() to get a tensor without grad")
@@ -199,7 +312,13 @@ class Tensor:
 
     @property
     def grad(self):
-        """The accumulated gradient of this leaf (None until a backward reaches it)."""
+        """The accumulated gradient of this leaf (None until a backward reaches it).
+
+        >>> w = minflow.tensor([1.0, 2.0], requires_grad=True)
+        >>> (w * w).sum().backward()
+        >>> w.grad
+        tensor([2., 4.])
+        """
         return self._grad
 
     @grad.setter
@@ -216,7 +335,13 @@ class Tensor:
     @property
     def grad_fn(self):
         """The node that made this tensor (None for a leaf). A view whose storage was
-        changed in place since gets a fresh one, as in torch (see core/inplace.py)."""
+
+        changed in place since gets a fresh one, as in torch (see core/inplace.py).
+
+        >>> w = minflow.tensor([1.0], requires_grad=True)
+        >>> (w * 2).grad_fn, w.grad_fn
+        (<MulBackward0>, None)
+        """
         if self._base is not None and self._view_version is not None \
                 and self._view_version != self._version[0]:
             from .inplace import refresh_view
@@ -225,10 +350,22 @@ class Tensor:
 
     @property
     def is_leaf(self):
+        """Whether no recorded op made this tensor (``grad_fn is None``).
+
+        >>> w = minflow.tensor([1.0], requires_grad=True)
+        >>> w.is_leaf, (w * 2).is_leaf
+        (True, False)
+        """
         return self.grad_fn is None
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see autograd.backward)."""
+        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see autograd.backward).
+
+        >>> w = minflow.tensor([3.0], requires_grad=True)
+        >>> (w ** 2).sum().backward()
+        >>> w.grad
+        tensor([6.])
+        """
         if getattr(self._data, "is_lazy", False):       # graph mode: backward adds grad ops
             from ..graph.autodiff import graph_backward
             return graph_backward(self, gradient, retain_graph, create_graph, inputs)
@@ -236,12 +373,23 @@ class Tensor:
         backward(self, gradient, retain_graph, create_graph, inputs)
 
     def detach(self):
-        """A tensor sharing this storage, outside the autograd graph."""
+        """A tensor sharing this storage, outside the autograd graph.
+
+        >>> w = minflow.tensor([1.0], requires_grad=True)
+        >>> (w * 2).detach()
+        tensor([2.])
+        """
         out = Tensor._make(self._data, self.dtype, self.device)
         out._version = self._share_version()
         return out
 
     def detach_(self):
+        """Detach this tensor from the autograd graph in place: it becomes a leaf.
+
+        >>> y = minflow.tensor([1.0], requires_grad=True) * 2
+        >>> y.detach_().is_leaf, y.requires_grad
+        (True, False)
+        """
         if self._base is not None and self._base.requires_grad:
             raise RuntimeError("detach_: cannot detach a view of a tensor that requires grad "
                                "in place; use detach()")
@@ -250,7 +398,15 @@ class Tensor:
         return self
 
     def retain_grad(self):
-        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        """Keep ``.grad`` for this non-leaf tensor after backward.
+
+        >>> w = minflow.tensor([1.0, 2.0], requires_grad=True)
+        >>> h = w * 2
+        >>> h.retain_grad()
+        >>> h.sum().backward()
+        >>> h.grad
+        tensor([1., 1.])
+        """
         if not self._requires_grad:
             raise RuntimeError("retain_grad: can't retain_grad on a tensor that has "
                                "requires_grad=False")
@@ -259,6 +415,13 @@ class Tensor:
 
     @property
     def retains_grad(self):
+        """Whether ``retain_grad()`` was called on this non-leaf tensor.
+
+        >>> h = minflow.tensor([1.0], requires_grad=True) * 2
+        >>> h.retain_grad()
+        >>> h.retains_grad
+        True
+        """
         return self.grad_fn is not None and self.grad_fn.retains(self)
 
     def register_hook(self, hook):
@@ -266,6 +429,13 @@ class Tensor:
 
         The hook may return a new gradient to use instead. Returns a handle whose
         ``remove()`` unregisters the hook.
+
+        >>> w = minflow.tensor([1.0, 2.0], requires_grad=True)
+        >>> handle = w.register_hook(lambda grad: grad * 10)
+        >>> w.sum().backward()
+        >>> w.grad
+        tensor([10., 10.])
+        >>> handle.remove()
         """
         if not self._requires_grad:
             raise RuntimeError("register_hook: cannot register a hook on a tensor that "
@@ -287,7 +457,11 @@ class Tensor:
 
     # -- data access -------------------------------------------------------------------
     def numpy(self):
-        """The data as a numpy array (shares memory for cpu tensors)."""
+        """The data as a numpy array (shares memory for cpu tensors).
+
+        >>> minflow.tensor([1, 2]).numpy()
+        array([1, 2])
+        """
         _refuse_lazy(self, "numpy")
         if self._requires_grad:
             raise RuntimeError("numpy: can't call numpy() on a tensor that requires grad; "
@@ -298,7 +472,11 @@ class Tensor:
         return self._data
 
     def item(self):
-        """The value of a one-element tensor as a Python number."""
+        """The value of a one-element tensor as a Python number.
+
+        >>> minflow.tensor([2.5]).item()
+        2.5
+        """
         _refuse_lazy(self, "item")
         if self.device.type == "meta":
             raise RuntimeError("item: a meta tensor has no data")
@@ -308,7 +486,11 @@ class Tensor:
         return to_numpy(self._data).reshape(()).item()
 
     def tolist(self):
-        """The data as nested Python lists (a number for a 0-dim tensor)."""
+        """The data as nested Python lists (a number for a 0-dim tensor).
+
+        >>> minflow.tensor([[1, 2], [3, 4]]).tolist()
+        [[1, 2], [3, 4]]
+        """
         _refuse_lazy(self, "tolist")
         if self.device.type == "meta":
             raise RuntimeError("tolist: a meta tensor has no data")
@@ -361,7 +543,14 @@ class Tensor:
 
     # -- conversion --------------------------------------------------------------------
     def to(self, *args, dtype=None, device=None, copy=False):
-        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other_tensor)``."""
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other_tensor)``.
+
+        >>> x = minflow.tensor([1.5, -2.0])
+        >>> x.to(minflow.float64)
+        tensor([ 1.5000, -2.0000], dtype=minflow.float64)
+        >>> x.to("cpu", minflow.int64)
+        tensor([ 1, -2])
+        """
         for arg in args:
             if isinstance(arg, Tensor):
                 dtype, device = arg.dtype, arg.device
@@ -379,14 +568,32 @@ class Tensor:
         return out
 
     def cpu(self):
+        """This tensor on the cpu (itself if it is there already).
+
+        >>> x = minflow.tensor([1.0])
+        >>> x.cpu() is x
+        True
+        """
         return self.to("cpu")
 
     def cuda(self, device=None):
+        """This tensor on a cuda device: the current one, or ``device`` (an index or a name).
+
+        >>> minflow.ones(2).cuda().device.type
+        'cuda'
+        """
         return self.to("cuda" if device is None else
                        f"cuda:{device}" if isinstance(device, int) else device)
 
     def type(self, dtype=None):
-        """``type()``: the legacy type name, e.g. "minflow.FloatTensor"; ``type(dtype)``: cast."""
+        """``type()``: the legacy type name, e.g. "minflow.FloatTensor"; ``type(dtype)``: cast.
+
+        >>> x = minflow.tensor([1.5])
+        >>> x.type()
+        'minflow.FloatTensor'
+        >>> x.type(minflow.int64)
+        tensor([1])
+        """
         if dtype is None:
             return f"minflow.{_TYPE_NAMES[self.dtype.name]}"
         if isinstance(dtype, str) and dtype.endswith("Tensor"):
@@ -397,24 +604,60 @@ class Tensor:
         return self.to(dtypes.as_dtype(dtype))
 
     def float(self):
+        """``self.to(minflow.float32)``.
+
+        >>> minflow.tensor([1, 2]).float()
+        tensor([1., 2.])
+        """
         return self.to(dtypes.float32)
 
     def double(self):
+        """``self.to(minflow.float64)``.
+
+        >>> minflow.tensor([1, 2]).double()
+        tensor([1., 2.], dtype=minflow.float64)
+        """
         return self.to(dtypes.float64)
 
     def half(self):
+        """``self.to(minflow.float16)``.
+
+        >>> minflow.tensor([1, 2]).half()
+        tensor([1., 2.], dtype=minflow.float16)
+        """
         return self.to(dtypes.float16)
 
     def long(self):
+        """``self.to(minflow.int64)`` (floats truncate toward zero).
+
+        >>> minflow.tensor([1.7, -1.7]).long()
+        tensor([ 1, -1])
+        """
         return self.to(dtypes.int64)
 
     def int(self):
+        """``self.to(minflow.int32)`` (floats truncate toward zero).
+
+        >>> minflow.tensor([2.9]).int()
+        tensor([2], dtype=minflow.int32)
+        """
         return self.to(dtypes.int32)
 
     def bool(self):
+        """``self.to(minflow.bool)``: nonzero is True.
+
+        >>> minflow.tensor([0.0, 0.5]).bool()
+        tensor([False,  True])
+        """
         return self.to(dtypes.bool)
 
     def is_contiguous(self):
+        """Whether the elements lie in memory in row-major order, without gaps.
+
+        >>> x = minflow.zeros(2, 3)
+        >>> x.is_contiguous(), x.T.is_contiguous()
+        (True, False)
+        """
         data = self._data
         return isinstance(data, MetaArray) or data.flags.c_contiguous
 

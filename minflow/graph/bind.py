@@ -44,10 +44,12 @@ def bind_node(node):
         or node.attrs.get("device") or node.outputs[0].device
     if device.type == "cuda":
         check_available(device)
+    # attrs added to the op (each with a default) after this node was recorded
+    attrs = {**{a.name: a.default for a in op.attrs if a.name not in node.attrs}, **node.attrs}
     kernel = select_kernel(op, device.type, _kernel_dtype(op, node, compute), node.inputs,
-                           node.attrs)
-    if node.attrs:
-        kernel = functools.partial(kernel, **node.attrs)
+                           attrs)
+    if attrs:
+        kernel = functools.partial(kernel, **attrs)
     if device.index is not None:
         kernel = _in_context(kernel, device)
     args = tuple(_arg_spec(x, spec.promote and compute) for spec, x in zip(op.inputs, node.inputs))

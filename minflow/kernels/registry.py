@@ -44,6 +44,19 @@ def register_kernel(op_name, device, dtypes_, match=None):
 
     ``device`` is "cpu", "cuda", or a tuple of both for an array-module-generic kernel.
     ``match(*inputs, **attrs) -> bool`` narrows the kernel further (e.g. by an attr value).
+
+    >>> import minflow.library as L
+    >>> _ = L.define_op("doc.halve", ["input"], infer=lambda x: (x.shape, x.dtype))
+    >>> @L.register_kernel("doc.halve", ("cpu", "cuda"), L.FLOATS)   # xp: numpy or cupy
+    ... def halve(xp, input):
+    ...     return input / 2
+    >>> L.call("doc.halve", minflow.tensor([3.0]))
+    tensor([1.5000])
+    >>> L.call("doc.halve", minflow.tensor([3]))
+    Traceback (most recent call last):
+    ...
+    minflow.kernels.registry.KernelNotFoundError: doc.halve: no kernel for device 'cpu' and dtype int64; ...
+    >>> L.unload("doc")
     """
     op = get_op(op_name)
     devices = (device,) if isinstance(device, str) else tuple(device)

@@ -23,7 +23,12 @@ _contiguous_fn = generate_function(_contig, name="_contiguous")
 
 @tensor_method("contiguous")
 def contiguous(self):
-    """``self`` if already contiguous, else a contiguous copy (as ``Tensor.contiguous``)."""
+    """``self`` if already contiguous, else a contiguous copy (as ``Tensor.contiguous``).
+
+    >>> t = minflow.zeros(2, 3).T
+    >>> t.is_contiguous(), t.contiguous().is_contiguous()
+    (False, True)
+    """
     return self if self.is_contiguous() else _contiguous_fn(self)
 
 

@@ -333,25 +333,42 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None):
 
 @tensor_method("new_zeros")
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    """``zeros(*size)`` with ``self``'s dtype and device unless given."""
+    """``zeros(*size)`` with ``self``'s dtype and device unless given.
+
+    >>> minflow.tensor([1], dtype=minflow.int32).new_zeros(2, 2)
+    tensor([[0, 0],
+            [0, 0]], dtype=minflow.int32)
+    """
     return zeros(*size, **_new_kwargs(self, dtype, device, requires_grad))
 
 
 @tensor_method("new_ones")
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-    """``ones(*size)`` with ``self``'s dtype and device unless given."""
+    """``ones(*size)`` with ``self``'s dtype and device unless given.
+
+    >>> minflow.zeros(1, dtype=minflow.float64).new_ones(3)
+    tensor([1., 1., 1.], dtype=minflow.float64)
+    """
     return ones(*size, **_new_kwargs(self, dtype, device, requires_grad))
 
 
 @tensor_method("new_empty")
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    """``empty(*size)`` with ``self``'s dtype and device unless given."""
+    """``empty(*size)`` with ``self``'s dtype and device unless given.
+
+    >>> minflow.zeros(1, dtype=minflow.float16).new_empty(2, 3).dtype
+    minflow.float16
+    """
     return empty(*size, **_new_kwargs(self, dtype, device, requires_grad))
 
 
 @tensor_method("new_full")
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    """``full(size, fill_value)`` with ``self``'s dtype and device unless given."""
+    """``full(size, fill_value)`` with ``self``'s dtype and device unless given.
+
+    >>> minflow.tensor([1, 2]).new_full((2,), 7)
+    tensor([7, 7])
+    """
     return full(size, fill_value, **_new_kwargs(self, dtype, device, requires_grad))
 
 

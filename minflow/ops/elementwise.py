@@ -311,7 +311,12 @@ def where(condition, input=None, other=None):
 
 
 def _where_method(self, condition, other):
-    """``x.where(condition, y)`` is ``where(condition, x, y)``."""
+    """``x.where(condition, y)`` is ``where(condition, x, y)``.
+
+    >>> x = minflow.tensor([-1.0, 2.0])
+    >>> x.where(x > 0, 0.0)
+    tensor([0., 2.])
+    """
     return F.where(condition, self, other)
 
 

@@ -32,6 +32,9 @@ class Input:
     ``promote``: the input takes part in type promotion when the op promotes.
     ``mutable``: the kernel writes the input's array in place (optimizer updates); the
     caller bumps its version counter, and graph passes must neither copy nor reuse it.
+
+    >>> minflow.library.Input("bias", optional=True)
+    bias?
     """
 
     __slots__ = ("name", "optional", "variadic", "scalar_ok", "promote", "mutable")
@@ -81,6 +84,9 @@ class Attr:
 
     type: one of int, float, bool, str, scalar, dtype, device, ints, floats, any.
     ``optional`` lets None through; ``choices``, ``min`` and ``max`` constrain values.
+
+    >>> minflow.library.Attr("negative_slope", "float", 0.01, min=0.0)
+    negative_slope: float=0.01
     """
 
     __slots__ = ("name", "type", "default", "optional", "choices", "min", "max", "_is_type")
@@ -128,6 +134,9 @@ class OpDef:
     comparisons whose output is bool).
     dtype_from: the input or attr whose dtype picks the kernel (default: the first tensor
     input, or the output when there is none).
+
+    >>> minflow.ops.get_op("leaky_relu")
+    OpDef(leaky_relu: (input) -> (out), attrs=[negative_slope: float=0.01])
     """
 
     __slots__ = ("name", "inputs", "outputs", "attrs", "traits", "infer", "check", "doc",
@@ -196,7 +205,13 @@ _REGISTRY = {}
 
 def define_op(name, inputs, outputs=("out",), *, infer, attrs=(), traits=(), check=None,
               promote=None, dtype_from=None, doc="", source=None):
-    """Declare an op; a second definition of the same name is an error."""
+    """Declare an op; a second definition of the same name is an error.
+
+    >>> minflow.ops.define_op("exp", ["input"], infer=None)
+    Traceback (most recent call last):
+    ...
+    ValueError: define_op: op 'exp' is already defined by minflow.ops.elementwise; defined again by ...
+    """
     if not isinstance(name, str) or not name:
         raise ValueError(f"define_op: expected a non-empty op name, got {name!r}")
     if source is None:      # where the op is defined, for clash errors: the calling module
@@ -211,7 +226,15 @@ def define_op(name, inputs, outputs=("out",), *, infer, attrs=(), traits=(), che
 
 
 def get_op(name):
-    """The ``OpDef`` called ``name``, or a KeyError listing close names."""
+    """The ``OpDef`` called ``name``, or a KeyError listing close names.
+
+    >>> minflow.ops.get_op("exp").name
+    'exp'
+    >>> minflow.ops.get_op("expp")
+    Traceback (most recent call last):
+    ...
+    KeyError: "no op named 'expp'; did you mean ['exp']?"
+    """
     op = _REGISTRY.get(name)
     if op is None:
         close = [n for n in _REGISTRY if name in n or n in name][:8]
@@ -225,5 +248,9 @@ def remove_op(name):
 
 
 def all_ops():
-    """Every defined op, sorted by name."""
+    """Every defined op, sorted by name.
+
+    >>> [op.name for op in minflow.ops.all_ops()][:3]
+    ['abs', 'adagrad_update', 'adam_update']
+    """
     return [_REGISTRY[n] for n in sorted(_REGISTRY)]

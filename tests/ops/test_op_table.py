@@ -1,5 +1,5 @@
-"""The built-in op tables of test_elementwise.py and test_activation.py, run through
-minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
+"""The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py and
+test_special.py, run through minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
 import numpy as np
@@ -9,6 +9,9 @@ import minflow
 from minflow.testing import Sample, check_op
 from test_activation import REFERENCES, X
 from test_elementwise import BINARY, FLOATS, GRAD_OPS, UNARY, anywhere, grad_op, sample
+from test_nn_extra import DOUBLE_BACKWARD, away_from_kinks
+from test_nn_extra import REFERENCES as NN_REFERENCES
+from test_special import UNARY as SPECIAL
 
 # composites, and public functions that are not their op's own (no kernels to declare
 # dtypes from): forward runs in the float dtypes only
@@ -54,3 +57,28 @@ def test_activation_table(name, device):
     check_op(fn, [Sample(X), Sample(X.reshape(2, 3))], ref, devices=[device],
              dtypes=FLOATS if name in COMPOSITES else None, tol=TOL,
              check_dtype=name != "gelu")     # its reference, math.erf, is float64 only
+
+
+# their references compute in float64 whatever the input dtype
+FLOAT64_REFERENCES = {"conv_transpose2d", "interpolate_bilinear"}
+
+
+@pytest.mark.parametrize("name", sorted(NN_REFERENCES))
+def test_nn_table(name, device):
+    fn, ref, inputs = NN_REFERENCES[name]
+    check_op(fn, [Sample(*map(away_from_kinks, inputs))], ref, dtypes=["float32", "float64"],
+             devices=[device], gradgrad=name in DOUBLE_BACKWARD,
+             tol={"float32": (1e-4, 1e-4), "float64": (1e-9, 1e-12)},
+             check_dtype=name not in FLOAT64_REFERENCES)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, case in SPECIAL.items() if case[1] is not None))
+def test_special_table(name, device):
+    fn, ref, sampler, dtypes = SPECIAL[name]
+
+    def samples(dtype):
+        if dtype == "int64":
+            return [Sample(np.random.default_rng(0).integers(-3, 4, (3, 4)))]
+        return [Sample(sampler((3, 4)).astype(dtype))]
+    check_op(fn, samples, lambda x: ref(x.astype(np.float64)).astype(x.dtype), dtypes=dtypes,
+             devices=[device], tol=TOL)

@@ -85,3 +85,63 @@ def test_error_cases_and_graph_grads(bad_ops):
 def test_checks_are_named():
     assert CHECKS == ("forward", "dtype", "meta", "non_contiguous", "undeclared_dtype",
                       "gradcheck", "gradgradcheck", "graph_grads", "inplace", "out", "errors")
+
+
+def _strided_bug(x):
+    """x * 2, but a non-contiguous view is read as if it were the start of its base."""
+    if x.base is None or x.flags.c_contiguous:
+        return x * 2
+    return np.ascontiguousarray(x.base).reshape(-1)[:x.size].reshape(x.shape) * 2
+
+
+@pytest.fixture
+def buggy():
+    """One user op per check, each with the bug that check is for; removed afterwards."""
+    same = lambda input, **a: (input.shape, input.dtype)       # noqa: E731
+    L.define_op("bug.strided", ["input"], infer=same)
+    L.register_kernel("bug.strided", "cpu", L.FLOATS)(_strided_bug)
+    L.define_op("bug.meta", ["input"], infer=lambda input: (input.shape[::-1], input.dtype))
+    L.register_kernel("bug.meta", "cpu", L.FLOATS)(lambda x: x * 2)
+    L.define_op("bug.twice", ["input"], infer=same)             # right eager grad, wrong conf
+    L.register_kernel("bug.twice", "cpu", L.FLOATS)(lambda x: x * 2)
+    L.backward_spec("bug.twice", "bug.twice", inputs=[L.grad("out")])
+    L.register_grad_conf("bug.twice")(
+        lambda ctx: ctx.bind_input_grad("input", ctx.output_grad("out")))
+    L.define_op("bug.square", ["input"], infer=same)            # its grad's grad misses a term
+    L.define_op("bug.square_grad", ["grad_out", "input"], infer=lambda g, x: same(x))
+    L.register_kernel("bug.square", "cpu", L.FLOATS)(lambda x: x * x)
+    L.register_kernel("bug.square_grad", "cpu", L.FLOATS)(lambda g, x: 2 * g * x)
+    L.backward_spec("bug.square", "bug.square_grad")
+    L.backward_spec("bug.square_grad", "bug.square_grad", inputs=[L.grad("out"), "input"],
+                    outputs={"out": "grad_out"})
+    fns = {name: L.bind_function(f"bug.{name}") for name in ("strided", "meta", "twice", "square")}
+    L.bind_function("bug.twice", name="twice_", method="bug_twice_")   # returns a new tensor
+    yield fns
+    L.unload("bug")
+
+
+def _twice_ignoring_out(input, out=None):
+    return input * 2
+
+
+@pytest.mark.parametrize("check, fn, expected", [
+    ("non_contiguous", "strided", r"check 'non_contiguous', sample 0 Sample\(float64\[3, 4\]\) "
+                                  r"as float16: max abs error 4.36 \(at \[2, 3\]\)"),
+    ("meta", "meta", r"check 'meta', sample 0 Sample\(float64\[3, 4\]\) as float16: meta "
+                     r"gives float16\[4, 3\], eager float16\[3, 4\]"),
+    ("graph_grads", "twice", r"check 'graph_grads', sample 0 Sample\(float64\[3, 4\]\) as "
+                             r"float64 \(grad of input 0\): max abs error 1.45 \(at \[0, 1\]\), "
+                             r"max rel error 0.5"),
+    ("gradgradcheck", "square", r"check 'gradgradcheck', sample 0 Sample\(float64\[3, 4\]\) as "
+                                r"float64: gradgradcheck: gradient of first-derivative "
+                                r"output 0 w.r.t. input 0 differs by up to 1.4"),
+    ("inplace", "twice", r"check 'inplace', sample 0 Sample\(float64\[3, 4\]\) as float16: "
+                         r"bug_twice_ returned a new tensor, not self"),
+    ("out", _twice_ignoring_out, r"check 'out', sample 0 Sample\(float64\[3, 4\]\) as "
+                                 r"float32: fn\(..., out=t\) did not return t"),
+])
+def test_each_check_catches_its_bug(buggy, check, fn, expected):
+    fn = buggy[fn] if isinstance(fn, str) else fn
+    with pytest.raises(OpCheckError, match=r"1 failed\n  " + expected):
+        check_op(fn, [Sample(X)], lambda x: x * x if fn is buggy["square"] else x * 2,
+                 checks=(check,), inplace="bug_twice_")

@@ -56,7 +56,12 @@ def _check_size(name, tensor, expected):
 
 
 class RNNBase(Module):
-    """The shared part of RNN, LSTM and GRU: arguments, parameters, init, repr, the loop."""
+    """The shared part of RNN, LSTM and GRU: arguments, parameters, init, repr, the loop.
+
+    >>> lstm = minflow.nn.LSTM(4, 8, num_layers=2)
+    >>> isinstance(lstm, minflow.nn.RNNBase), [tuple(p.shape) for p in lstm.parameters()][:2]
+    (True, [(32, 4), (32, 8)])
+    """
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
@@ -251,7 +256,12 @@ class GRU(RNNBase):
 # ---- cells: one time step, for loops written by the user --------------------------------
 
 class RNNCellBase(Module):
-    """The shared part of the cells: parameters weight_ih, weight_hh, bias_ih, bias_hh."""
+    """The shared part of the cells: parameters weight_ih, weight_hh, bias_ih, bias_hh.
+
+    >>> cell = minflow.nn.GRUCell(4, 8)
+    >>> isinstance(cell, minflow.nn.RNNCellBase), tuple(cell.weight_ih.shape)
+    (True, (24, 4))
+    """
 
     def __init__(self, input_size, hidden_size, bias, gates, device=None, dtype=None):
         super().__init__()

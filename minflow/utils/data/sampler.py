@@ -36,7 +36,18 @@ def _check_positive_int(value, name, where):
 
 
 class Sampler:
-    """Base class of samplers: subclasses define ``__iter__`` (and ``__len__`` if sized)."""
+    """Base class of samplers: subclasses define ``__iter__`` (and ``__len__`` if sized).
+
+    >>> class EvenFirst(minflow.utils.data.Sampler):
+    ...     def __init__(self, n):
+    ...         self.n = n
+    ...     def __iter__(self):
+    ...         return iter(list(range(0, self.n, 2)) + list(range(1, self.n, 2)))
+    ...     def __len__(self):
+    ...         return self.n
+    >>> list(EvenFirst(5))
+    [0, 2, 4, 1, 3]
+    """
 
     def __init__(self, data_source=None):
         pass
