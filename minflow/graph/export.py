@@ -57,6 +57,14 @@ def save(plan, f, in_spec=None, out_spec=None, names=None):
     ``in_spec`` / ``out_spec``: nested structures from ``minflow.graph.nest.flatten``
     (default: positional inputs, a tuple of outputs); ``names``: {id(tensor): name} for
     the constants. ``nn.Graph.save`` is the usual way in.
+
+    >>> import io
+    >>> g = minflow.graph.trace_function(lambda x: x.exp() + 1, minflow.zeros(2))
+    >>> buffer = io.BytesIO()
+    >>> minflow.graph.save(g, buffer)
+    >>> _ = buffer.seek(0)
+    >>> minflow.graph.load(buffer)(minflow.zeros(2))[0].tolist()
+    [2.0, 2.0]
     """
     if isinstance(plan, Graph):
         plan = compile_graph(plan)
@@ -166,6 +174,14 @@ def load(f, map_location=None):
 
     ``map_location``: None (each tensor and op on the device it was saved for) or a device
     (all of them there, e.g. "cpu" for a graph saved on cuda).
+
+    >>> import io
+    >>> g = minflow.graph.trace_function(lambda x: x.exp() + 1, minflow.zeros(2))
+    >>> buffer = io.BytesIO()
+    >>> minflow.graph.save(g, buffer)
+    >>> _ = buffer.seek(0)
+    >>> minflow.graph.load(buffer)(minflow.zeros(2))[0].tolist()
+    [2.0, 2.0]
     """
     if map_location is not None and not isinstance(map_location, (str, Device)):
         raise TypeError(f"minflow.graph.load: map_location must be None or a device, got "
@@ -188,6 +204,15 @@ class LoadedGraph:
 
     Inputs and outputs have the nested structure (tuples, lists, dicts) the graph was
     saved with; ``plan`` is the compiled Plan, ``graph`` its IR (``print(loaded)``).
+
+    >>> import io
+    >>> g = minflow.graph.trace_function(lambda x: x * 3, minflow.ones(2))
+    >>> buffer = io.BytesIO()
+    >>> minflow.graph.save(g, buffer)
+    >>> _ = buffer.seek(0)
+    >>> loaded = minflow.graph.load(buffer)
+    >>> [n.op for n in loaded.graph.nodes], loaded(minflow.ones(2))[0].tolist()
+    (['mul'], [3.0, 3.0])
     """
 
     def __init__(self, plan, in_spec, out_spec, name):

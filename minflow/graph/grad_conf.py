@@ -27,6 +27,14 @@ class GradConfContext:
     inputs / outputs: as the op received / returned them (lazy tensors, Python scalars,
     None, lists for variadic inputs); output_grads: a lazy tensor or None per output;
     needs_input_grad: per input, whether it wants a gradient (a tuple for a variadic one).
+
+    Graph backward hands one to each generator, which binds the input grads:
+
+    >>> w = minflow.ones(3, requires_grad=True)
+    >>> with minflow.graph.trace() as g:
+    ...     (minflow.graph.placeholder(g, (3,)) * w).sum().backward()
+    >>> sorted({n.op for n in g.nodes if n.role == "backward"})
+    ['expand', 'full', 'mul']
     """
 
     def __init__(self, node, inputs, outputs, output_grads):

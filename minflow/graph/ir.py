@@ -34,6 +34,11 @@ class Value:
     kind: "input", "param" (a real tensor that requires grad), "const" (any other real
     tensor) or "op" (an output of ``producer``, a Node). ``tensor`` is the real tensor of
     a param or const, referenced, not copied.
+
+    >>> g = minflow.graph.trace_function(lambda x: (x * 2).sum(), minflow.ones(2, 3))
+    >>> x = g.values[0]
+    >>> x, x.kind, x.type_str()
+    (%0, 'input', 'float32[2, 3]')
     """
 
     __slots__ = ("id", "shape", "dtype", "device", "kind", "producer", "tensor", "name",
@@ -58,7 +63,13 @@ class Value:
 
 
 class Node:
-    """One op call of the graph (see the module docstring)."""
+    """One op call of the graph (see the module docstring).
+
+    >>> g = minflow.graph.trace_function(lambda x: (x * 2).sum(), minflow.ones(2, 3))
+    >>> node = g.nodes[0]
+    >>> node, node.op, node.inputs, node.role
+    (<Node mul -> (%1,)>, 'mul', (%0, 2), 'forward')
+    """
 
     __slots__ = ("op", "attrs", "inputs", "outputs", "source", "role", "needs_grad")
 
@@ -93,6 +104,10 @@ class Graph:
     backward); ``outputs`` lists the Values the graph returns; ``writes`` maps a param or
     const Value's id to the Value the plan writes into its tensor after each run (traced
     in-place updates of real tensors, e.g. BatchNorm's running stats).
+
+    >>> g = minflow.graph.trace_function(lambda x: (x * 2).sum(), minflow.ones(2, 3))
+    >>> g.inputs, [n.op for n in g.nodes], g.outputs
+    ([%0], ['mul', 'sum'], [%2])
     """
 
     def __init__(self):

@@ -47,13 +47,26 @@ _CPU = Device("cpu")
 
 
 class GraphBuildError(RuntimeError):
-    """Something graph building cannot do: read values, mutate in place, mix graphs."""
+    """Something graph building cannot do: read values, mutate in place, mix graphs.
+
+    >>> with minflow.graph.trace() as g:
+    ...     x = minflow.graph.placeholder(g, (3,))
+    ...     x.sum().item()                                   # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    minflow.graph.lazy.GraphBuildError: item: graph tensor %1 (float32[]) has no values ...
+    """
 
 
 class LazyArray(MetaArray):
     """The data of a lazy tensor: shape and dtype (as a meta array) plus its graph Value.
 
     numpy functions and conversions on it raise: it holds no values while the graph is built.
+
+    >>> with minflow.graph.trace() as g:
+    ...     x = minflow.graph.placeholder(g, (2, 3))
+    ...     type(x._data).__name__, x._data.value, x.shape
+    ('LazyArray', %0, minflow.Size([2, 3]))
     """
 
     __slots__ = ("graph", "value")
@@ -141,7 +154,15 @@ def value_of(graph, t):
 
 
 class LazyInterpreter(Interpreter):
-    """Adds a node per op call to ``graph``, tagged with ``role``; returns lazy tensors."""
+    """Adds a node per op call to ``graph``, tagged with ``role``; returns lazy tensors.
+
+    ``trace()`` installs one for the duration of its ``with`` block:
+
+    >>> with minflow.graph.trace() as g:
+    ...     y = minflow.graph.placeholder(g, (2,)).exp()
+    >>> [(n.op, n.role) for n in g.nodes]
+    [('exp', 'forward')]
+    """
 
     def __init__(self, graph, role="forward"):
         self.graph, self.role = graph, role

@@ -14,7 +14,13 @@ __all__ = ["CompileReport"]
 
 class CompileReport:
     """Filled by ``minflow.graph.compile``: ``passes`` (one dict per pass run: name,
-    ops_before, ops_after, seconds, report) and ``memory`` (the MemoryPlan)."""
+    ops_before, ops_after, seconds, report) and ``memory`` (the MemoryPlan).
+
+    >>> g = minflow.graph.trace_function(lambda x: x * 2 + x * 2, minflow.ones(4))
+    >>> report = minflow.graph.compile(g).report
+    >>> report.ops_traced, report.as_dict()["ops_compiled"]
+    (3, 2)
+    """
 
     def __init__(self, ops):
         self.ops_traced, self.passes = ops, []
