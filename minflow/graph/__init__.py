@@ -18,6 +18,7 @@ from .grad_conf import GradConfContext, register_grad_conf
 from .autodiff import graph_backward
 from .passes import common_subexpression_elimination, constant_folding, dead_code_elimination
 from .memory import MemoryPlan, plan_memory, schedule_updates_early
+from .fusion import FusionReport, fuse_elementwise
 from .report import CompileReport
 from .plan import DEFAULT_PASSES, Plan, compile
 
@@ -25,5 +26,5 @@ __all__ = ["Graph", "Node", "Value", "GraphBuildError", "LazyArray", "LazyInterp
            "is_lazy", "placeholder", "set_outputs", "trace", "trace_function", "tracing",
            "GradConfContext", "register_grad_conf", "graph_backward", "dead_code_elimination",
            "common_subexpression_elimination", "constant_folding", "MemoryPlan", "plan_memory",
-           "schedule_updates_early",
+           "schedule_updates_early", "fuse_elementwise", "FusionReport",
            "CompileReport", "DEFAULT_PASSES", "Plan", "compile"]

@@ -24,6 +24,7 @@ import numpy as np
 from ..core.device import array_module, cuda_context
 from ..core.tensor import Tensor
 from .bind import CAST, CONST, LIST, READ, bind_node, read_arg, writes_out
+from .fusion import fuse_elementwise
 from .memory import plan_memory, schedule_updates_early
 from .passes import (common_subexpression_elimination, constant_folding,
                      dead_code_elimination)
@@ -33,7 +34,7 @@ __all__ = ["Plan", "compile", "DEFAULT_PASSES"]
 
 _SCALARS = (np.generic, int, float, bool)
 DEFAULT_PASSES = (dead_code_elimination, constant_folding, common_subexpression_elimination,
-                  dead_code_elimination, schedule_updates_early)
+                  dead_code_elimination, fuse_elementwise, schedule_updates_early)
 
 
 def compile(graph, passes=DEFAULT_PASSES, preallocate=True):
@@ -51,6 +52,7 @@ def compile(graph, passes=DEFAULT_PASSES, preallocate=True):
       constant_folding                 3 -> 3 ops  ... ms  no change
       common_subexpression_elimination 3 -> 2 ops  ... ms  removed 1 nodes (mul)
       dead_code_elimination            2 -> 2 ops  ... ms  no change
+      fuse_elementwise                 2 -> 2 ops  ... ms  no change (the graph runs on cpu, where numpy runs each op in one pass already; fusion makes CUDA kernels)
       schedule_updates_early           2 -> 2 ops  ... ms  no change
       memory_planning: 2 values in 2 buffers, planned peak 16 B vs 16 B without reuse (0% less); 1 values written into preallocated memory (64 B held), 0 in place
     """
