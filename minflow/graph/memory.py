@@ -309,8 +309,8 @@ def _inplace_input(node, i, out, real, last):
     a real buffer, out's shape, dtype and device, and no reader after this node."""
     if "elementwise" not in get_op(node.op).traits:
         return None
-    for x in node.inputs:
-        if (isinstance(x, Value) and x.id in real and last[x.id] == i
+    for x in node.input_values():
+        if (x.id in real and last[x.id] == i
                 and x.shape == out.shape and x.dtype is out.dtype and x.device == out.device):
             return x
     return None

@@ -204,3 +204,13 @@ def test_graph_training_on_the_gpu_fuses_and_equals_eager():
     for a, b in zip(graphed.parameters(), eager.parameters()):
         np.testing.assert_allclose(a.detach().cpu().numpy(), b.detach().cpu().numpy(),
                                    rtol=1e-4, atol=1e-6)
+
+
+def test_a_fused_node_writes_over_an_input_that_dies_there():
+    g = _trace(lambda x, w: ((((x @ w) + 1).relu() * 3) @ w).sum(), (4, 4), (4, 4))
+    fuse_elementwise(g)
+    assert [n.op for n in g.nodes] == ["matmul", "fused_elementwise", "matmul", "sum"]
+    memory = mg.plan_memory(g, writes_out={0, 1, 2})
+    product, fused = g.nodes[0].outputs[0], g.nodes[1].outputs[0]
+    assert memory.inplace == [(1, product.id, fused.id)]
+    assert memory.preallocated[product.id] == memory.preallocated[fused.id]

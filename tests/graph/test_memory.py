@@ -23,18 +23,20 @@ def _mlp(x, w1, b1, w2, b2, w3, b3):
     return F.linear(h, w3, b3)
 
 
-def _train_plan(params, preallocate, batch=8, dtype=minflow.float32, passes=mg.DEFAULT_PASSES):
+def _train_plan(params, preallocate, batch=8, dtype=minflow.float32, passes=mg.DEFAULT_PASSES,
+                device="cpu"):
     """A compiled SGD training step of _mlp on ``params``, and its lr feeds."""
     with mg.trace() as g:
-        x = mg.placeholder(g, (batch, 6), dtype)
-        y = mg.placeholder(g, (batch,), minflow.int64)
+        x = mg.placeholder(g, (batch, 6), dtype, device)
+        y = mg.placeholder(g, (batch,), minflow.int64, device)
         logits = _mlp(x, *params)
         loss = F.cross_entropy(logits, y)
         loss.backward()
         mg.set_outputs(g, (loss, logits, logits.T))
     opt = minflow.optim.SGD(params, lr=0.1, momentum=0.9)
     feeds = mg.optim.add_update_ops(g, opt)
-    lrs = [minflow.tensor(group["lr"], dtype=minflow.float64) for group, _ in feeds]
+    lrs = [minflow.tensor(group["lr"], dtype=minflow.float64, device=device)
+           for group, _ in feeds]
     return mg.compile(g, passes, preallocate), lrs
 
 
@@ -194,8 +196,7 @@ def test_the_generated_run_function_is_readable():
 
 def test_preallocated_plan_on_each_device(device):
     params = [p.detach().to(device).requires_grad_() for p in _mlp_params()]
-    plan, lrs = _train_plan(params, preallocate=True)
-    lrs = [t.to(device) for t in lrs]
+    plan, lrs = _train_plan(params, preallocate=True, device=device)
     ref_params = _mlp_params()
     ref_plan, ref_lrs = _train_plan(ref_params, preallocate=False)
     for x, y in _batches(3):
