@@ -96,6 +96,8 @@ class Plan:
         used.update(v.id for v in graph.outputs)
         used.update((*graph.param_grads.values(), *graph.writes.values()))
         self.params = [v for v in graph.params() if v.id in used]
+        self._input_specs = [(v.id, v.shape, v.dtype, v.device) for v in graph.inputs]
+        self._param_specs = [(v.id, v.shape, v.dtype, v.device, v.tensor) for v in self.params]
         self.param_grads = [(graph.values[pid].tensor, gid)
                             for pid, gid in graph.param_grads.items()]
         self.writes = [(graph.values[vid].tensor, new) for vid, new in graph.writes.items()]
@@ -140,16 +142,28 @@ class Plan:
         self.source, self._step = _generate(self.calls, fixes)
 
     def _load(self, slots, inputs):
-        expected = self.graph.inputs
-        if len(inputs) != len(expected):
+        """Put the inputs' and parameters' arrays in their slots, checking each signature
+        (the error names the first that differs)."""
+        if len(inputs) != len(self.graph.inputs):
+            expected = self.graph.inputs
             raise TypeError(f"graph: expected {len(expected)} inputs "
                             f"({', '.join(v.name for v in expected)}), got {len(inputs)}")
-        for i, (value, x) in enumerate(zip(expected, inputs)):
+        for (vid, shape, dtype, device), x in zip(self._input_specs, inputs):
+            if (x.__class__ is not Tensor or x._data.shape != shape or x.dtype is not dtype
+                    or x.device != device):
+                self._signature_error(inputs)
+            slots[vid] = x._data
+        for vid, shape, dtype, device, tensor in self._param_specs:
+            data = tensor._data
+            if data.shape != shape or tensor.dtype is not dtype or tensor.device != device:
+                self._signature_error(inputs)
+            slots[vid] = data
+
+    def _signature_error(self, inputs):
+        for i, (value, x) in enumerate(zip(self.graph.inputs, inputs)):
             _check(value, x, f"input {i} ({value.name!r})")
-            slots[value.id] = x._data
         for value in self.params:
             _check(value, value.tensor, f"{value.kind} {value!r}")
-            slots[value.id] = value.tensor._data
 
     def _write_grads(self, slots):
         for param, gid in self.param_grads:
