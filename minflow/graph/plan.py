@@ -183,9 +183,11 @@ def _make_buffers(graph, memory):
     device (its arena), made here once."""
     arenas = {}
     for device, nbytes in memory.arenas.items():
-        if device.type == "cpu":
-            arenas[device] = np.empty(nbytes, np.uint8)
-        else:
+        if device.type == "cpu":       # offsets are multiples of 64: align the start too
+            raw = np.empty(nbytes + 64, np.uint8)
+            start = -raw.ctypes.data % 64
+            arenas[device] = raw[start:start + nbytes]
+        else:                           # cupy's allocations are 256-byte aligned
             with cuda_context(device):
                 arenas[device] = array_module("cuda").empty(nbytes, np.uint8)
     views = {}
