@@ -15,11 +15,8 @@ True
 """
 import functools
 
-import numpy as np
-
 from ..core import dtype as dtypes
-from ..core.device import check_available, cuda_context
-from ..core.device import array_module
+from ..core.device import array_module, check_available, cuda_context
 from ..kernels.registry import find_kernel
 from ..ops.registry import get_op
 from .ir import Value

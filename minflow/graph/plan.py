@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.device import array_module, cuda_context
 from ..core.tensor import Tensor
-from .bind import CAST, CONST, LIST, READ, bind_node, read_arg, writes_out
+from .bind import CAST, LIST, READ, bind_node, read_arg, writes_out
 from .fusion import fuse_elementwise
 from .memory import plan_memory, schedule_updates_early
 from .passes import (common_subexpression_elimination, constant_folding,
