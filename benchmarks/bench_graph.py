@@ -1,32 +1,42 @@
-"""An MLP training step, eager beside nn.Graph, measured in the same run.
+"""Training steps through nn.Graph beside their baselines, measured in one run.
 
-Run: python benchmarks/bench_graph.py [--repeat N] [--steps N]
-Step: MLP 784-256-256-10 with ReLU, cross-entropy (mean over the batch), SGD (lr 0.1,
-momentum 0.9), float32: forward, loss, backward, update (and zero_grad in eager). Both
-modes start from the same weights; eager and graph are timed in turn in each repeat (noise
-falls on both alike) and a figure is the lowest median step time over the repeats.
+Run: python benchmarks/bench_graph.py [--repeat N] [--device cuda]
+Cases (float32, plain SGD lr 0.1, every step a forward, backward and update):
+  MLP 784-256-256-10, cross-entropy, batch 32 and 256: the graph step against the
+    hand-written numpy step of bench_mlp.py (targets <= 1.1x and <= 1.05x).
+  CNN conv2d(1 -> 8, 3x3) + relu + max_pool2d(2) + linear(1352 -> 10), batch 64: the
+    graph step against PyTorch CPU eager (target <= 1.3x; skipped without torch).
+  Peak memory (tracemalloc) of a graph step against the eager minflow step, MLP and CNN
+    (target <=). The graph's figure adds the buffers its plan keeps between calls.
+  Compile time (trace + passes + plan) of the MLP training graph (target < 1 s).
+  --device cuda: graph and eager minflow step times on the GPU, side by side.
+Steps are timed in turn in each repeat (noise on a shared machine falls on all alike); a
+figure is the lowest median over the repeats.
 """
 import argparse
-import statistics
 import time
+import tracemalloc
 
 import numpy as np
 
 import minflow
 from minflow import nn
+from bench_conv import arrays as conv_arrays, keep_freed_memory
+from bench_mlp import LR, SIZES, init_arrays, numpy_step, time_steps
 
-SIZES = (784, 256, 256, 10)
+try:
+    import torch
+    import torch.nn.functional as TF
+except ImportError:
+    torch = None
 
-
-def make(seed=0):
-    minflow.manual_seed(seed)
-    model = nn.Sequential(nn.Linear(SIZES[0], SIZES[1]), nn.ReLU(),
-                          nn.Linear(SIZES[1], SIZES[2]), nn.ReLU(),
-                          nn.Linear(SIZES[2], SIZES[3]))
-    return model, minflow.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+MLP_TARGETS = {32: 1.1, 256: 1.05}
+CNN_TARGET, COMPILE_TARGET_S, CNN_BATCH = 1.3, 1.0, 64
 
 
 class TrainGraph(nn.Graph):
+    """Forward, cross-entropy, backward and the optimizer's update, compiled."""
+
     def __init__(self, model, opt):
         super().__init__()
         self.model = model
@@ -38,55 +48,202 @@ class TrainGraph(nn.Graph):
         return loss
 
 
-def eager_step(model, opt, x, y):
-    loss = nn.functional.cross_entropy(model(x), y)
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    return loss
+class SmallCNN(nn.Module):
+    """conv 1 -> 8 3x3, relu, max_pool 2, linear 1352 -> 10, weights from bench_conv."""
+
+    def __init__(self, a, device):
+        super().__init__()
+        for name in ("w", "b", "lw", "lb"):
+            setattr(self, name, nn.Parameter(minflow.tensor(a[name], device=device)))
+
+    def forward(self, x):
+        F = nn.functional
+        h = F.max_pool2d(F.relu(F.conv2d(x, self.w, self.b)), 2)
+        return F.linear(h.reshape(h.shape[0], -1), self.lw, self.lb)
 
 
-def median_step(step, steps):
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def mlp_model(batch, device):
+    """The MLP with bench_mlp's initial weights for ``batch``, on ``device``."""
+    model = nn.Sequential(nn.Linear(SIZES[0], SIZES[1]), nn.ReLU(),
+                          nn.Linear(SIZES[1], SIZES[2]), nn.ReLU(),
+                          nn.Linear(SIZES[2], SIZES[3])).to(device)
+    _, _, weights = init_arrays(batch)
+    with minflow.no_grad():
+        for p, a in zip(model.parameters(), weights):
+            p.copy_(minflow.tensor(a, device=device))
+    return model
 
 
-def bench(batch, repeat, steps):
-    rng = np.random.default_rng(0)
-    x = minflow.tensor(rng.standard_normal((batch, SIZES[0])), dtype=minflow.float32)
-    y = minflow.tensor(rng.integers(0, SIZES[-1], batch))
-    model, opt = make()
-    gmodel, gopt = make()
-    graph = TrainGraph(gmodel, gopt)
+def _sync(device):
+    return minflow.cuda.synchronize if device == "cuda" else (lambda: None)
+
+
+def eager_step(model, x, y, device):
+    """A zero-argument eager minflow training step, and the model's parameters."""
+    opt, sync = minflow.optim.SGD(model.parameters(), lr=LR), _sync(device)
+
+    def step():
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()         # grads freed, as a graph step leaves them
+        sync()
+        return loss
+    return step, list(model.parameters())
+
+
+def graph_step(model, x, y, device):
+    """The same step through a TrainGraph (compiled by the first call), and the graph."""
+    graph = TrainGraph(model, minflow.optim.SGD(model.parameters(), lr=LR))
+    sync = _sync(device)
+
+    def step():
+        loss = graph(x, y)
+        sync()
+        return loss
+    return step, graph
+
+
+def mlp_case(batch, device):
+    xa, ya, _ = init_arrays(batch)
+    x, y = minflow.tensor(xa, device=device), minflow.tensor(ya, device=device)
+    steps = {"minflow eager": eager_step(mlp_model(batch, device), x, y, device),
+             "minflow graph": graph_step(mlp_model(batch, device), x, y, device)}
+    first, _ = graph_step(mlp_model(batch, device), x, y, device)
     start = time.perf_counter()
-    graph(x, y)                                    # compiles
+    first()                                         # traces, compiles and runs once
     compile_s = time.perf_counter() - start
-    eager_step(model, opt, x, y)
-    eager, graphed = [], []
-    for _ in range(repeat):
-        eager.append(median_step(lambda: eager_step(model, opt, x, y), steps))
-        graphed.append(median_step(lambda: graph(x, y), steps))
-    same = np.allclose(eager_step(model, opt, x, y).item(), graph(x, y).item(), rtol=1e-4)
-    return min(eager), min(graphed), compile_s, same
+    if device == "cpu":
+        steps["numpy"] = numpy_step(batch)
+    return steps, compile_s
+
+
+def cnn_case(device):
+    a = conv_arrays()
+    x, y = minflow.tensor(a["x"], device=device), minflow.tensor(a["y"], device=device)
+    steps = {"minflow eager": eager_step(SmallCNN(a, device), x, y, device),
+             "minflow graph": graph_step(SmallCNN(a, device), x, y, device)}
+    if device == "cpu" and torch is not None:
+        steps["torch"] = torch_cnn_step(a), None
+    return steps
+
+
+def torch_cnn_step(a):
+    """The CNN step in PyTorch CPU eager, SGD written out."""
+    x, y = torch.from_numpy(a["x"]), torch.from_numpy(a["y"])
+    params = [torch.from_numpy(a[k].copy()).requires_grad_() for k in ("w", "b", "lw", "lb")]
+    w, b, lw, lb = params
+
+    def step():
+        h = TF.max_pool2d(TF.relu(TF.conv2d(x, w, b)), 2)
+        loss = TF.cross_entropy(TF.linear(h.reshape(CNN_BATCH, -1), lw, lb), y)
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p.add_(p.grad, alpha=-LR)
+                p.grad = None
+        return loss.detach()
+    return step
+
+
+def check_same(steps, reference):
+    """Two steps of each from the same weights give the reference's losses."""
+    losses = {name: [float(step()) for _ in range(2)] for name, (step, _) in steps.items()}
+    for name, got in losses.items():
+        np.testing.assert_allclose(got, losses[reference], rtol=1e-4, err_msg=name)
+
+
+def peak_bytes(step, graph=None):
+    """Peak bytes a step allocates beyond what was held before it, plus the buffers a
+    graph's plan holds between steps (they are part of what the step needs)."""
+    step()
+    step()
+    tracemalloc.start()
+    try:
+        start, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        step()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    held = graph.plan.held_bytes if graph is not None else 0
+    return peak - start + held
+
+
+def verdict(name, value, target, unit="x"):
+    ok = "ok" if value <= target else "MISSED"
+    return f"  {name}: {value:.2f}{unit} (target <= {target}{unit}) {ok}"
+
+
+def run_cpu(repeat):
+    lines = []
+    print(f"{'case':28s} {'ms':>8s} {'x base':>7s} {'peak MB':>8s}")
+    for batch in MLP_TARGETS:
+        steps, compile_s = mlp_case(batch, "cpu")
+        check_same(steps, "numpy")
+        times = time_steps(steps, repeat, number=20 if batch <= 32 else 5)
+        memory = {n: peak_bytes(s, g if n == "minflow graph" else None)
+                  for n, (s, g) in steps.items() if n != "numpy"}
+        for name, ms in times.items():
+            mem = f"{memory[name] / 2**20:8.2f}" if name in memory else f"{'-':>8s}"
+            print(f"MLP b{batch:<4d} {name:16s} {ms:8.3f} {ms / times['numpy']:7.2f} {mem}")
+        lines.append(verdict(f"MLP batch {batch} graph / numpy",
+                             times["minflow graph"] / times["numpy"], MLP_TARGETS[batch]))
+        lines.append(verdict(f"MLP batch {batch} graph / eager peak memory",
+                             memory["minflow graph"] / memory["minflow eager"], 1.0))
+        if batch == 32:
+            lines.append(verdict("MLP training graph compile time", compile_s * 1e3,
+                                 COMPILE_TARGET_S * 1e3, " ms"))
+    steps = cnn_case("cpu")
+    check_same(steps, "torch" if "torch" in steps else "minflow eager")
+    times = time_steps(steps, repeat, number=10)
+    memory = {n: peak_bytes(s, g if n == "minflow graph" else None)
+              for n, (s, g) in steps.items() if n != "torch"}
+    base = "torch" if "torch" in times else "minflow eager"
+    for name, ms in times.items():
+        mem = f"{memory[name] / 2**20:8.2f}" if name in memory else f"{'-':>8s}"
+        print(f"CNN b{CNN_BATCH:<5d} {name:16s} {ms:8.3f} {ms / times[base]:7.2f} {mem}")
+    if "torch" in times:
+        lines.append(verdict("CNN graph / torch eager",
+                             times["minflow graph"] / times["torch"], CNN_TARGET))
+    else:
+        lines.append("  CNN graph / torch eager: skipped (torch is not installed)")
+    lines.append(verdict("CNN graph / eager peak memory",
+                         memory["minflow graph"] / memory["minflow eager"], 1.0))
+    print("x base: MLP against numpy, CNN against " + base)
+    print("\n".join(["targets:"] + lines))
+
+
+def run_cuda(repeat):
+    print(f"cuda: {minflow.cuda.get_device_name()}")
+    print(f"{'case':28s} {'eager ms':>9s} {'graph ms':>9s} {'eager/graph':>12s}")
+    cases = [(f"MLP b{batch}", mlp_case(batch, "cuda")[0]) for batch in MLP_TARGETS]
+    cases.append((f"CNN b{CNN_BATCH}", cnn_case("cuda")))
+    for label, steps in cases:
+        check_same(steps, "minflow eager")
+        times = time_steps(steps, repeat, number=20)
+        eager, graphed = times["minflow eager"], times["minflow graph"]
+        print(f"{label:28s} {eager:9.3f} {graphed:9.3f} {eager / graphed:12.2f}")
+        report = steps["minflow graph"][1].compile_report()
+        fusion = next(p["report"] for p in report.passes if p["name"] == "fuse_elementwise")
+        print(f"  {str(fusion).splitlines()[0]}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=5, help="rounds to take the best of")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    parser.add_argument("--keep-freed-memory", action="store_true",
+                        help="raise glibc's trim threshold first (see bench_conv.py)")
     args = parser.parse_args()
-    print(f"MLP {'-'.join(map(str, SIZES))}, SGD momentum, float32, cpu "
-          f"(lowest median over {args.repeat} repeats of {args.steps} steps)")
-    print(f"{'batch':>6} {'eager ms':>9} {'graph ms':>9} {'eager/graph':>12} "
-          f"{'compile ms':>11} {'same loss':>10}")
-    for batch in (32, 256):
-        eager, graphed, compile_s, same = bench(batch, args.repeat, args.steps)
-        print(f"{batch:>6} {eager * 1e3:>9.3f} {graphed * 1e3:>9.3f} {eager / graphed:>12.2f} "
-              f"{compile_s * 1e3:>11.1f} {str(same):>10}")
+    if torch is not None:
+        print(f"torch {torch.__version__}, threads: {torch.get_num_threads()}")
+    if args.keep_freed_memory:
+        print(f"freed memory kept in the process (glibc mallopt): {keep_freed_memory()}")
+    if args.device == "cuda":
+        run_cuda(args.repeat)
+    else:
+        run_cpu(args.repeat)
 
 
 if __name__ == "__main__":

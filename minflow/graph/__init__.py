@@ -17,7 +17,8 @@ from .lazy import (GraphBuildError, LazyArray, LazyInterpreter, is_lazy, placeho
 from .grad_conf import GradConfContext, register_grad_conf
 from .autodiff import graph_backward
 from .passes import common_subexpression_elimination, constant_folding, dead_code_elimination
-from .memory import MemoryPlan, plan_memory
+from .memory import MemoryPlan, plan_memory, schedule_updates_early
+from .fusion import FusionReport, fuse_elementwise
 from .report import CompileReport
 from .plan import DEFAULT_PASSES, Plan, compile
 from .export import LoadedGraph, load, save
@@ -26,4 +27,5 @@ __all__ = ["Graph", "Node", "Value", "GraphBuildError", "LazyArray", "LazyInterp
            "is_lazy", "placeholder", "set_outputs", "trace", "trace_function", "tracing",
            "GradConfContext", "register_grad_conf", "graph_backward", "dead_code_elimination",
            "common_subexpression_elimination", "constant_folding", "MemoryPlan", "plan_memory",
+           "schedule_updates_early", "fuse_elementwise", "FusionReport",
            "CompileReport", "DEFAULT_PASSES", "Plan", "compile", "save", "load", "LoadedGraph"]

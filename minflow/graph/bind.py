@@ -1,6 +1,8 @@
 """Binding a node to its kernel, once, at compile time: the kernel the eager dispatcher
 would pick for (op, device, dtype), its attrs bound, and a spec per argument saying how
 the plan fetches it from the value slots (read, read and cast, a list, a constant).
+``writes_out`` says whether that kernel can write its output into a given array (``out=``),
+which lets the plan preallocate the output's buffer.
 
 >>> g = minflow.graph.trace_function(lambda x: x + 1, minflow.ones(2))
 >>> kernel, args, outs = minflow.graph.bind.bind_node(g.nodes[0])
@@ -8,18 +10,18 @@ the plan fetches it from the value slots (read, read and cast, a list, a constan
 (((0, 0), (3, 1)), ((1, dtype('float32')),))
 >>> minflow.graph.bind.read_arg({0: np.ones(2, np.float32)}, args[0]).tolist()
 [1.0, 1.0]
+>>> minflow.graph.bind.writes_out(g.nodes[0])
+True
 """
 import functools
 
-import numpy as np
-
 from ..core import dtype as dtypes
-from ..core.device import check_available, cuda_context
-from ..kernels.registry import select_kernel
+from ..core.device import array_module, check_available, cuda_context
+from ..kernels.registry import find_kernel
 from ..ops.registry import get_op
 from .ir import Value
 
-__all__ = ["bind_node", "read_arg", "READ", "CAST", "LIST", "CONST"]
+__all__ = ["bind_node", "writes_out", "read_arg", "READ", "CAST", "LIST", "CONST"]
 
 READ, CAST, LIST, CONST = range(4)     # how a call gets each argument
 
@@ -38,22 +40,56 @@ def read_arg(slots, arg):
 
 def bind_node(node):
     """One call: (kernel with attrs bound, argument specs, (value id, numpy dtype) per output)."""
-    op = get_op(node.op)
-    compute = _compute_dtype(op, node)
-    device = next((v.device for v in node.input_values()), None) \
-        or node.attrs.get("device") or node.outputs[0].device
-    if device.type == "cuda":
-        check_available(device)
-    # attrs added to the op (each with a default) after this node was recorded
-    attrs = {**{a.name: a.default for a in op.attrs if a.name not in node.attrs}, **node.attrs}
-    kernel = select_kernel(op, device.type, _kernel_dtype(op, node, compute), node.inputs,
-                           attrs)
+    op, device, compute, kernel = _find(node)
+    kernel = kernel.bind()
+    attrs = _attrs(op, node)
     if attrs:
         kernel = functools.partial(kernel, **attrs)
     if device.index is not None:
         kernel = _in_context(kernel, device)
     args = tuple(_arg_spec(x, spec.promote and compute) for spec, x in zip(op.inputs, node.inputs))
     return kernel, args, tuple((v.id, v.dtype.np) for v in node.outputs)
+
+
+def writes_out(node):
+    """Whether ``node``'s kernel can write its one output into an array it is given
+    (``out=``): a kernel registered with ``out=True``, or a ufunc whose result has the
+    output's dtype. Never for views and in-place updates (their output is an input)."""
+    op, device, compute, kernel = _find(node)
+    if len(node.outputs) != 1 or op.is_view or any(spec.mutable for spec in op.inputs):
+        return False
+    if kernel.out:
+        return True
+    fn = kernel.bind()
+    if not isinstance(kernel.fn, str) or getattr(fn, "nout", 0) != 1:
+        return False
+    # the dtype the ufunc gives these arguments, from empty ones (attrs: none for ufuncs)
+    xp = array_module(device.type)
+    probe = [xp.empty(0, x.dtype.np if not (compute and spec.promote) else compute.np)
+             if isinstance(x, Value) else x for spec, x in zip(op.inputs, node.inputs)]
+    try:
+        return fn(*probe, **_attrs(op, node)).dtype == node.outputs[0].dtype.np
+    except (TypeError, ValueError):
+        return False
+
+
+def _find(node):
+    """(op, device, compute dtype, Kernel) of ``node``."""
+    op = get_op(node.op)
+    compute = _compute_dtype(op, node)
+    device = next((v.device for v in node.input_values()), None) \
+        or node.attrs.get("device") or node.outputs[0].device
+    if device.type == "cuda":
+        check_available(device)
+    kernel = find_kernel(op, device.type, _kernel_dtype(op, node, compute), node.inputs,
+                         _attrs(op, node))
+    return op, device, compute, kernel
+
+
+def _attrs(op, node):
+    """The node's attrs, plus the default of each attr added to the op (with a default, as
+    it must be) after the node was recorded."""
+    return {**{a.name: a.default for a in op.attrs if a.name not in node.attrs}, **node.attrs}
 
 
 def _arg_spec(x, cast_to):
@@ -67,9 +103,9 @@ def _arg_spec(x, cast_to):
 
 
 def _in_context(kernel, device):
-    def call(*args):
+    def call(*args, **kwargs):
         with cuda_context(device):
-            return kernel(*args)
+            return kernel(*args, **kwargs)
     return call
 
 

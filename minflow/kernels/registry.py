@@ -4,6 +4,9 @@ A kernel computes on raw arrays (numpy.ndarray or cupy.ndarray), never on Tensor
 ``fn(*arrays, **attrs) -> array or tuple of arrays``. A kernel registered for
 ``device=("cpu", "cuda")`` is array-module generic and takes the module first:
 ``fn(xp, *arrays, **attrs)``; it is bound to numpy or cupy when first chosen.
+A kernel registered with ``out=True`` also takes ``out=``, an array of the output's shape
+and dtype to write its one output into (and return): the graph plan passes its
+preallocated buffers there (ufuncs registered by name take ``out=`` by nature).
 """
 import functools
 
@@ -12,7 +15,7 @@ from ..core.device import array_module
 from ..ops.registry import get_op
 
 __all__ = ["Kernel", "register_kernel", "register_array_function", "select_kernel",
-           "KernelNotFoundError"]
+           "find_kernel", "KernelNotFoundError"]
 
 
 class KernelNotFoundError(RuntimeError):
@@ -20,11 +23,11 @@ class KernelNotFoundError(RuntimeError):
 
 
 class Kernel:
-    __slots__ = ("op", "device", "dtypes", "fn", "match", "generic")
+    __slots__ = ("op", "device", "dtypes", "fn", "match", "generic", "out")
 
-    def __init__(self, op, device, dtypes_, fn, match, generic):
+    def __init__(self, op, device, dtypes_, fn, match, generic, out=False):
         self.op, self.device, self.dtypes, self.fn = op, device, dtypes_, fn
-        self.match, self.generic = match, generic
+        self.match, self.generic, self.out = match, generic, out
 
     def bind(self):
         """The callable the dispatcher runs: generic kernels get their array module."""
@@ -39,11 +42,12 @@ class Kernel:
                 f"[{', '.join(d.name for d in sorted(self.dtypes, key=lambda d: d.rank))}])")
 
 
-def register_kernel(op_name, device, dtypes_, match=None):
+def register_kernel(op_name, device, dtypes_, match=None, out=False):
     """Register ``fn`` as the kernel of ``op_name`` on ``device`` for ``dtypes_``.
 
     ``device`` is "cpu", "cuda", or a tuple of both for an array-module-generic kernel.
     ``match(*inputs, **attrs) -> bool`` narrows the kernel further (e.g. by an attr value).
+    ``out``: ``fn`` takes ``out=None``, an array to write its one output into.
 
     >>> import minflow.library as L
     >>> _ = L.define_op("doc.halve", ["input"], infer=lambda x: (x.shape, x.dtype))
@@ -80,7 +84,7 @@ def register_kernel(op_name, device, dtypes_, match=None):
                     raise ValueError(f"register_kernel({op_name!r}): a kernel for device "
                                      f"{dev!r} and dtypes {names} is already registered "
                                      f"({_describe(other.fn)})")
-            op.kernels.append(Kernel(op, dev, dts, fn, match, generic))
+            op.kernels.append(Kernel(op, dev, dts, fn, match, generic, out))
         op.kernel_cache.clear()
         return fn
     return decorator
@@ -111,7 +115,17 @@ def _describe(fn):
 
 
 def select_kernel(op, device_type, dtype, inputs, attrs):
-    """The kernel for (op, device, dtype), from the cache when the choice is static."""
+    """The kernel for (op, device, dtype), bound, from the cache when the choice is static."""
+    kernel = find_kernel(op, device_type, dtype, inputs, attrs)
+    bound = kernel.bind()
+    if kernel.match is None and not any(k.match is not None for k in op.kernels
+                                        if k.device == device_type and dtype in k.dtypes):
+        op.kernel_cache[(device_type, dtype)] = bound
+    return bound
+
+
+def find_kernel(op, device_type, dtype, inputs, attrs):
+    """The Kernel registered for (op, device, dtype) that matches ``inputs`` and ``attrs``."""
     candidates = [k for k in op.kernels if k.device == device_type and dtype in k.dtypes]
     if any(k.match is not None for k in candidates):
         matched = [k for k in candidates if k.match is None or k.match(*inputs, **attrs)]
@@ -120,13 +134,9 @@ def select_kernel(op, device_type, dtype, inputs, attrs):
         if len(chosen) > 1:
             raise RuntimeError(f"{op.name}: {len(chosen)} kernels match device "
                                f"{device_type!r}, dtype {dtype.name}: {chosen}")
-        if chosen:
-            return chosen[0].bind()
-        candidates = []
+        candidates = chosen
     if not candidates:
         raise KernelNotFoundError(
             f"{op.name}: no kernel for device {device_type!r} and dtype {dtype.name}; "
             f"registered (device: dtypes): {registered_pairs(op) or 'none'}")
-    kernel = candidates[0].bind()
-    op.kernel_cache[(device_type, dtype)] = kernel
-    return kernel
+    return candidates[0]

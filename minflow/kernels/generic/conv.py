@@ -86,15 +86,16 @@ def _by_group(t, groups):
 # than one large product: the output lands in NCHW order without a transposing copy, and
 # BLAS keeps small products on one thread, which is faster on busy machines.
 
-@register_kernel("conv2d", ("cpu", "cuda"), FLOATS)
-def conv2d(xp, input, weight, bias, stride, padding, dilation, groups):
+@register_kernel("conv2d", ("cpu", "cuda"), FLOATS, out=True)
+def conv2d(xp, input, weight, bias, stride, padding, dilation, groups, out=None):
     (n, _, h, w), (o, cg, kh, kw) = input.shape, weight.shape
     out_hw = _conv_out_hw((h, w), (kh, kw), stride, padding, dilation)
     cols = _im2col(xp, input, (kh, kw), stride, padding, dilation, groups, out_hw)
-    out = xp.matmul(weight.reshape(groups, o // groups, cg * kh * kw), cols)
+    grouped = None if out is None else _by_group(out, groups)   # a view of out
+    grouped = xp.matmul(weight.reshape(groups, o // groups, cg * kh * kw), cols, out=grouped)
     if bias is not None:
-        out += bias.reshape(groups, o // groups, 1)
-    return out.reshape((n, o) + out_hw)
+        grouped += bias.reshape(groups, o // groups, 1)
+    return grouped.reshape((n, o) + out_hw)
 
 
 @register_kernel("conv2d_grad_input", ("cpu", "cuda"), FLOATS)

@@ -3,18 +3,18 @@ from ...core.dtype import NUMERIC
 from ..registry import register_kernel
 
 
-@register_kernel("matmul", ("cpu", "cuda"), NUMERIC)
-def matmul(xp, input, other, transpose_input, transpose_other):
+@register_kernel("matmul", ("cpu", "cuda"), NUMERIC, out=True)
+def matmul(xp, input, other, transpose_input, transpose_other, out=None):
     if transpose_input:
         input = xp.swapaxes(input, -1, -2)
     if transpose_other:
         other = xp.swapaxes(other, -1, -2)
-    return xp.matmul(input, other)
+    return xp.matmul(input, other, out=out)
 
 
-@register_kernel("linear", ("cpu", "cuda"), NUMERIC)
-def linear(xp, input, weight, bias):
-    out = xp.matmul(input, weight.T)
+@register_kernel("linear", ("cpu", "cuda"), NUMERIC, out=True)
+def linear(xp, input, weight, bias, out=None):
+    out = xp.matmul(input, weight.T, out=out)
     if bias is not None:
         out += bias
     return out

@@ -14,9 +14,9 @@ def _accumulate(xp, x, dtype):
     return xp.float32 if out == xp.float16 else out
 
 
-@register_kernel("sum", ("cpu", "cuda"), ALL)
-def sum_(xp, x, dim, keepdim, dtype):
-    return x.sum(axis=dim, keepdims=keepdim, dtype=_accumulate(xp, x, dtype))
+@register_kernel("sum", ("cpu", "cuda"), ALL, out=True)
+def sum_(xp, x, dim, keepdim, dtype, out=None):
+    return x.sum(axis=dim, keepdims=keepdim, dtype=_accumulate(xp, x, dtype), out=out)
 
 
 @register_kernel("prod", ("cpu", "cuda"), ALL)

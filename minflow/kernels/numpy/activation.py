@@ -18,13 +18,17 @@ _BITS = {2: np.int16, 4: np.int32, 8: np.int64}     # float itemsize -> same-siz
 _NEGATIVE_ZERO = {n: np.iinfo(t).min for n, t in _BITS.items()}    # -0.0's bits, as that int
 
 
-@register_kernel("relu", "cpu", NUMERIC)
-def relu(input):
+@register_kernel("relu", "cpu", NUMERIC, out=True)
+def relu(input, out=None):
     if input.dtype.kind == "f" and input.size and _has_negative_zero(input):
-        return _select_nonnegative(input)
+        result = _select_nonnegative(input)
+        if out is None:
+            return result
+        np.copyto(out, result)
+        return out
     if input.size < _ROW:
-        return np.maximum(input, 0)
-    return _maximum_zero_rows(input)
+        return np.maximum(input, 0, out=out)
+    return _maximum_zero_rows(input, out)
 
 
 def _has_negative_zero(x):
@@ -41,17 +45,18 @@ def _select_nonnegative(x):
     return mask.view(x.dtype)
 
 
-def _maximum_zero_rows(x):
-    """np.maximum(x, 0) as rows of _ROW against one row of zeros (the SIMD loop)."""
+def _maximum_zero_rows(x, out=None):
+    """np.maximum(x, 0) as rows of _ROW against one row of zeros (the SIMD loop), into
+    ``out`` (contiguous, x's shape) or a new array."""
     zeros = _ZERO_ROWS.get(x.dtype)
     if zeros is None:
         zeros = _ZERO_ROWS[x.dtype] = np.zeros(_ROW, x.dtype)
     flat = x.reshape(-1)
-    out = np.empty_like(flat)
+    result = np.empty_like(flat) if out is None else out.reshape(-1)
     whole = flat.size - flat.size % _ROW
-    np.maximum(flat[:whole].reshape(-1, _ROW), zeros, out=out[:whole].reshape(-1, _ROW))
-    np.maximum(flat[whole:], zeros[:flat.size - whole], out=out[whole:])
-    return out.reshape(x.shape)
+    np.maximum(flat[:whole].reshape(-1, _ROW), zeros, out=result[:whole].reshape(-1, _ROW))
+    np.maximum(flat[whole:], zeros[:flat.size - whole], out=result[whole:])
+    return result.reshape(x.shape)
 
 
 # ---- gelu ----------------------------------------------------------------------------------
