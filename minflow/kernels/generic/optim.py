@@ -74,6 +74,18 @@ def sgd_update(xp, param, grad, momentum_buffer, lr_tensor, lr, momentum, dampen
     return param
 
 
+@register_kernel("sgd_update_foreach", BOTH, FLOATS)
+def sgd_update_foreach(xp, params, grads, momentum_buffers, lr_tensor, lr, momentum,
+                       dampening, weight_decay, nesterov, maximize, init_buffer):
+    if lr_tensor is not None:
+        lr = float(lr_tensor)
+    buffers = momentum_buffers if momentum != 0 else (None,) * len(params)
+    for param, grad, buf in zip(params, grads, buffers):
+        sgd_update(xp, param, grad, buf, None, lr, momentum, dampening, weight_decay,
+                   nesterov, maximize, init_buffer)
+    return tuple(params)
+
+
 # NOTE: numpy has no axpy, so param += alpha * g needs the product somewhere. Written into
 # a gradient the caller still holds, it would change it; a parameter-sized temporary
 # would raise peak memory by the largest weight. Blocks of rows go through one scratch of
