@@ -28,7 +28,8 @@ from ..core.dispatch import apply
 from ..core.tensor import Tensor
 from .registry import REQUIRED, Attr, Input, define_op
 
-__all__ = ["sgd_update", "sgd_update_foreach", "adam_update", "rmsprop_update", "adagrad_update", "group_attrs"]
+__all__ = ["sgd_update", "sgd_update_foreach", "adam_update", "rmsprop_update", "adagrad_update",
+           "group_attrs"]
 
 TRAITS = ("no_grad", "opaque")     # not no_side_effect: graph passes must keep them
 
@@ -185,7 +186,7 @@ def _sgd_foreach_infer(params, grads, momentum_buffers, lr_tensor, lr, momentum,
         # NOTE: one quick test of the usual case per param; anything else goes through
         # sgd_update's own checks, for their error messages
         if not (isinstance(param, Tensor) and param.dtype is dtype and _like(grad, param)
-                and (buf is None or _like(buf, param))):
+                and (momentum == 0 or _like(buf, param))):
             try:
                 _sgd_infer(param, grad, buf, lr_tensor, lr, momentum, dampening,
                            weight_decay, nesterov, maximize, init_buffer)

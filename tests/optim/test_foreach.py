@@ -83,6 +83,10 @@ def test_foreach_writes_in_place_bumps_versions_and_leaves_grads_alone():
     (lambda: ops.sgd_update_foreach([minflow.zeros(2), minflow.zeros(2, device="meta")],
                                     [minflow.zeros(2), minflow.zeros(2, device="meta")], lr=0.1),
      RuntimeError, "sgd_update_foreach: expected all tensors to be on the same device"),
+    (lambda: ops.sgd_update_foreach([minflow.zeros(2)] * 2, [minflow.zeros(2)] * 2,
+                                    [minflow.zeros(2), None], lr=0.1, momentum=0.9),
+     ValueError, r"sgd_update_foreach: params\[1\]: expected a momentum_buffer tensor when "
+                 r"momentum != 0, got None"),
     (lambda: ops.sgd_update_foreach([minflow.zeros(2)], [minflow.zeros(2)], lr=-0.1),
      ValueError, "sgd_update_foreach: attr 'lr' expected >= 0.0, got -0.1"),
 ])
