@@ -185,13 +185,56 @@ def sub(input, other, *, alpha=1, out=None):
     return result if out is None else write_out(result, out, "sub")
 
 
+def _add_scaled_infer(input, other, alpha):
+    if not (isinstance(other, Tensor) and other._data.shape == input._data.shape
+            and other.dtype is input.dtype and input.dtype.is_floating_point):
+        raise RuntimeError(f"expected other like input (a floating tensor of shape "
+                           f"{list(input._data.shape)} and dtype {input.dtype.name}), got "
+                           f"{other!r:.80}")
+    return input._data.shape, input.dtype
+
+
+# NOTE: ``x.add_(y, alpha=a)`` as add(x, mul(y, a)) would make a temporary of y's size
+# (a whole weight, for SGD written out by hand); this op writes x in place with none.
+ADD_SCALED_ = define_op(
+    "add_scaled_", [Input("input", mutable=True), "other"], infer=_add_scaled_infer,
+    attrs=[Attr("alpha", "float")], traits=("no_grad", "elementwise"),
+    doc="input += alpha * other in place, other of input's shape and dtype (add_ with "
+        "alpha outside autograd).")
+
+
 def _into(op, name):
-    """add_ / sub_ outside autograd: the kernel writes into self (see dispatch.run_into)."""
+    """add_ / sub_ outside autograd: the kernel writes into self (see dispatch.run_into).
+    With a float alpha and ``other`` like self, one ``add_scaled_`` call does it all."""
     def direct(self, other, *, alpha=1):
-        if alpha != 1 or isinstance(alpha, bool):
-            other = _scaled(name, self, other, alpha)
+        if alpha == 1 and not isinstance(alpha, bool):
+            return run_into(op, (self, other), {}, self)
+        if (isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
+                and isinstance(other, Tensor) and other.dtype is self.dtype
+                and self.dtype.is_floating_point and other._data.shape == self._data.shape
+                and _writeable(self) and not _overlaps(self, other)):
+            apply(ADD_SCALED_, (self, other), {"alpha": float(alpha if name == "add"
+                                                              else -alpha)})
+            if self._version is not None:
+                self._version[0] += 1
+            return True
+        other = _scaled(name, self, other, alpha)
         return run_into(op, (self, other), {}, self)
     return direct
+
+
+def _writeable(t):
+    """A cpu array can be read-only (numpy's broadcast views, from_numpy of one); a cupy
+    one always is writeable."""
+    return t.device.type == "cuda" or (t.device.type == "cpu" and t._data.flags.writeable)
+
+
+def _overlaps(a, b):
+    """Whether two tensors may share memory (then the blockwise update could read a
+    block of b that it already wrote through a)."""
+    base_a = a if a._base is None else a._base
+    base_b = b if b._base is None else b._base
+    return base_a is base_b or a._data is b._data
 
 
 make_inplace(add, "add_", _into(_add_op, "add"))

@@ -8,6 +8,8 @@ __all__ = ["broadcast_shapes", "unary", "unary_float", "binary", "binary_float",
 
 def broadcast_shapes(*shapes):
     """The broadcast of shapes, as ``torch.broadcast_shapes``; ValueError when they clash."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:     # the common case (matmul's batch dims)
+        return tuple(shapes[0])
     result = list(shapes[0])
     for shape in shapes[1:]:
         if len(shape) > len(result):
@@ -91,6 +93,12 @@ def normalize_dims(dim, ndim, where="dim"):
 
     None and an empty sequence both mean every axis, as in PyTorch.
     """
+    # NOTE: the common case first (sum(x, 0), and every backward sum): one dim, in range
+    if dim.__class__ is tuple and len(dim) == 1:
+        if dim[0].__class__ is int and 0 <= dim[0] < ndim:
+            return dim
+    elif dim.__class__ is int and 0 <= dim < ndim:
+        return (dim,)
     dims = (dim,) if isinstance(dim, int) else tuple(() if dim is None else dim)
     if not dims:
         return tuple(range(ndim))

@@ -179,7 +179,8 @@ def linear(input, weight, bias=None):
         out = matmul(input, weight)
         return out if bias is None else F.add(out, bias)
     _check_ndim("linear", "weight", weight, 2)
-    if bias is None or (bias.shape == (weight.shape[0],) and bias.dtype is weight.dtype):
+    if bias is None or (bias._data.shape == weight._data.shape[:1]
+                        and bias.dtype is weight.dtype):
         return apply(LINEAR, (input, weight, bias), {})
     return F.add(apply(MATMUL, (input, weight), {"transpose_other": True}), bias)
 

@@ -3,6 +3,8 @@ state buffers IN PLACE. minflow.optim's classes hold the state and call one op p
 parameter under no_grad; the kernels (kernels/generic/optim.py) do the arithmetic.
 
   sgd_update       momentum, dampening, nesterov, weight_decay, maximize
+  sgd_update_foreach  the same step for a list of parameters in one op call (torch's
+                   ``foreach=True``): one dispatch per group instead of one per parameter
   adam_update      Adam, and AdamW with ``decoupled_weight_decay=True`` (one op: the rules
                    differ only in where weight decay enters)
   rmsprop_update   alpha, centered, momentum
@@ -26,7 +28,8 @@ from ..core.dispatch import apply
 from ..core.tensor import Tensor
 from .registry import REQUIRED, Attr, Input, define_op
 
-__all__ = ["sgd_update", "adam_update", "rmsprop_update", "adagrad_update", "group_attrs"]
+__all__ = ["sgd_update", "sgd_update_foreach", "adam_update", "rmsprop_update", "adagrad_update",
+           "group_attrs"]
 
 TRAITS = ("no_grad", "opaque")     # not no_side_effect: graph passes must keep them
 
@@ -77,21 +80,22 @@ def _check_step(step):
 
 def _run(op, inputs, attrs, mutable):
     """Run the update op, then bump the version of each tensor it wrote (``mutable``:
-    their positions in ``inputs``)."""
-    param = inputs[0]
+    their positions in ``inputs``; a position may hold a list of tensors)."""
+    params = inputs[0] if isinstance(inputs[0], list) else (inputs[0],)
     lr = attrs["lr"]
     if isinstance(lr, Tensor):
         attrs["lr"] = 0.0
     inputs = inputs + (lr if isinstance(lr, Tensor) else None,)
-    if grad_state.grad_enabled and isinstance(param, Tensor) and param._requires_grad:
+    if grad_state.grad_enabled and any(isinstance(p, Tensor) and p._requires_grad
+                                       for p in params):
         raise RuntimeError(f"{op.name}: a leaf Variable that requires grad is being used in an "
                            f"in-place operation; run the update under minflow.no_grad()")
     apply(op, inputs, attrs)
     for i in mutable:
-        t = inputs[i]
-        if t is not None and t._version is not None:
-            t._version[0] += 1
-    return param
+        for t in inputs[i] if isinstance(inputs[i], list) else (inputs[i],):
+            if t is not None and t._version is not None:
+                t._version[0] += 1
+    return inputs[0]
 
 
 def group_attrs(op, attrs):
@@ -156,6 +160,81 @@ def sgd_update(param, grad, momentum_buffer=None, *, lr, momentum=0.0, dampening
     return _run(SGD_UPDATE, (param, grad, momentum_buffer), {
         "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
         "nesterov": nesterov, "maximize": maximize, "init_buffer": init_buffer}, (0, 2))
+
+
+# ---- sgd_update_foreach: sgd_update over a list of parameters in one call --------------
+
+def _foreach_list(values, name, count=None):
+    if not isinstance(values, (list, tuple)) or not values:
+        raise TypeError(f"expected {name} to be a non-empty list of tensors, got {values!r}")
+    if count is not None and len(values) != count:
+        raise ValueError(f"expected {name} to have one tensor per param ({count}), got "
+                         f"{len(values)}")
+
+
+def _sgd_foreach_infer(params, grads, momentum_buffers, lr_tensor, lr, momentum, dampening,
+                       weight_decay, nesterov, maximize, init_buffer):
+    _foreach_list(params, "params")
+    _foreach_list(grads, "grads", len(params))
+    if momentum != 0:
+        _foreach_list(momentum_buffers, "momentum_buffers", len(params))
+    buffers = momentum_buffers if momentum != 0 else (None,) * len(params)
+    _check_param(params[0])
+    dtype = params[0].dtype
+    metas = []
+    for i, (param, grad, buf) in enumerate(zip(params, grads, buffers)):
+        # NOTE: one quick test of the usual case per param; anything else goes through
+        # sgd_update's own checks, for their error messages
+        if not (isinstance(param, Tensor) and param.dtype is dtype and _like(grad, param)
+                and (momentum == 0 or _like(buf, param))):
+            try:
+                _sgd_infer(param, grad, buf, lr_tensor, lr, momentum, dampening,
+                           weight_decay, nesterov, maximize, init_buffer)
+            except (TypeError, ValueError, RuntimeError) as err:
+                raise type(err)(f"params[{i}]: {err}") from None
+            raise TypeError(f"expected every param to have the dtype of params[0] "
+                            f"({dtype.name}), got {param.dtype.name} for params[{i}]")
+        metas.append((param._data.shape, dtype))
+    _sgd_infer(params[0], grads[0], buffers[0], lr_tensor, lr, momentum, dampening,
+               weight_decay, nesterov, maximize, init_buffer)      # the checks of attrs
+    return metas if len(metas) > 1 else metas[0]    # one output: its (shape, dtype) alone
+
+
+def _like(x, param):
+    return (isinstance(x, Tensor) and x.dtype is param.dtype
+            and x._data.shape == param._data.shape)
+
+
+SGD_UPDATE_FOREACH = define_op(
+    "sgd_update_foreach",
+    [Input("params", variadic=True, mutable=True), Input("grads", variadic=True),
+     Input("momentum_buffers", optional=True, variadic=True, mutable=True), LR],
+    ["params_out"], infer=_sgd_foreach_infer, traits=TRAITS,
+    attrs=list(SGD_UPDATE.attrs),
+    doc="sgd_update for each (param, grad, momentum_buffer) of the lists, in one call; "
+        "params_out: one output per param, each its param's own storage.")
+
+
+def sgd_update_foreach(params, grads, momentum_buffers=None, *, lr, momentum=0.0,
+                       dampening=0.0, weight_decay=0.0, nesterov=False, maximize=False,
+                       init_buffer=False):
+    """sgd_update_foreach(params, grads, momentum_buffers=None, *, lr, ...) -> params
+
+    ``sgd_update`` on every param of a list, in place, in one op call (torch's multi-tensor
+    SGD, ``foreach=True``): the same arithmetic per param, one dispatch for all of them.
+    Every param must have the same dtype and device; ``init_buffer`` applies to all.
+
+    >>> ps = [minflow.tensor([1.0, 2.0]), minflow.tensor([3.0])]
+    >>> gs = [minflow.tensor([10.0, 10.0]), minflow.tensor([10.0])]
+    >>> [p.tolist() for p in minflow.ops.optim.sgd_update_foreach(ps, gs, lr=0.1)]
+    [[0.0, 1.0], [2.0]]
+    """
+    params, grads = list(params), list(grads)
+    buffers = None if momentum_buffers is None else list(momentum_buffers)
+    _run(SGD_UPDATE_FOREACH, (params, grads, buffers), {
+        "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+        "nesterov": nesterov, "maximize": maximize, "init_buffer": init_buffer}, (0, 2))
+    return params
 
 
 # ---- adam_update (Adam and AdamW) ------------------------------------------------------

@@ -79,6 +79,13 @@ _ATTR_TYPES = {
 }
 
 
+# classes whose values pass an attr type's check as they are (the rest go through the
+# check function: subclasses, tuples of ints...)
+_EXACT_CLASSES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,),
+                  "scalar": (int, float, bool), "dtype": (dtypes.DType,), "device": (Device,)}
+_NONE_TYPE = type(None)
+
+
 class Attr:
     """A typed op attribute with a default and optional constraints.
 
@@ -89,7 +96,8 @@ class Attr:
     negative_slope: float=0.01
     """
 
-    __slots__ = ("name", "type", "default", "optional", "choices", "min", "max", "_is_type")
+    __slots__ = ("name", "type", "default", "optional", "choices", "min", "max", "_is_type",
+                 "valid_classes")
 
     def __init__(self, name, type, default=REQUIRED, optional=False, choices=None,
                  min=None, max=None):
@@ -99,6 +107,11 @@ class Attr:
         self.name, self.type, self.default, self.optional = name, type, default, optional
         self.choices, self.min, self.max = choices, min, max
         self._is_type = _ATTR_TYPES[type]
+        # values of these classes need no validate() call: unconstrained attrs only
+        unconstrained = choices is None and min is None and max is None
+        self.valid_classes = frozenset(
+            _EXACT_CLASSES.get(type, ()) + ((_NONE_TYPE,) if optional else ())
+        ) if unconstrained else frozenset()
 
     def validate(self, op_name, value):
         """Return ``value`` if it fits, else raise naming the op, the attr and expected vs got."""
@@ -187,8 +200,8 @@ class OpDef:
                 if attr.default is REQUIRED:
                     raise TypeError(f"{self.name}: missing required attr '{attr.name}'")
                 attrs[attr.name] = attr.default
-            elif value is not attr.default:
-                attrs[attr.name] = attr.validate(self.name, value)
+            elif value is not attr.default and value.__class__ not in attr.valid_classes:
+                attr.validate(self.name, value)
         if len(attrs) != len(self.attrs):
             extra = sorted(set(attrs) - set(self._attr_index))
             raise TypeError(f"{self.name}: unexpected attrs {extra}; expected "

@@ -55,6 +55,33 @@ def test_attr_constraints_and_unknown_attr():
         apply(op, (minflow.zeros(1),), {"j": 1})
 
 
+@pytest.mark.parametrize("attr, value, ok", [
+    (Attr("a", "int", 1), 5, True),
+    (Attr("a", "int", 1), True, False),              # bool is an int subclass: refused
+    (Attr("a", "int", 1), 2.0, False),
+    (Attr("a", "float", 1.0), 3, True),               # an int is a float, as in torch
+    (Attr("a", "float", 1.0), False, False),
+    (Attr("a", "float", 1.0), None, False),
+    (Attr("a", "float", None, optional=True), None, True),
+    (Attr("a", "str", "x", choices=("x", "y")), "z", False),   # constrained: always checked
+    (Attr("a", "int", 1, min=0), -1, False),
+    (Attr("a", "ints", ()), (1, 2), True),
+    (Attr("a", "ints", ()), (1, True), False),
+    (Attr("a", "dtype", None, optional=True), minflow.float64, True),
+    (Attr("a", "dtype", None, optional=True), "float64", False),
+])
+def test_attr_values_skip_validate_only_where_their_class_passes(attr, value, ok):
+    """resolve_attrs validates a value only if its class is not one that passes as it is;
+    every other value, and every value of a constrained attr, goes through validate."""
+    op = define_op(f"test_attr_classes_{id(attr)}", ["input"], attrs=[attr],
+                   infer=lambda input, a: (input.shape, input.dtype), traits=("no_grad",))
+    if ok:
+        assert op.resolve_attrs({"a": value}) == {"a": value}
+    else:
+        with pytest.raises((TypeError, ValueError), match=f"{op.name}: attr 'a' expected"):
+            op.resolve_attrs({"a": value})
+
+
 def test_shape_errors_name_the_op():
     with pytest.raises(RuntimeError, match=r"mul: shapes \[\[2\], \[3\]\] cannot be broadcast"):
         minflow.ones(2) * minflow.ones(3)

@@ -130,12 +130,51 @@ def test_cross_entropy_probability_targets(reduction):
     assert gradcheck(fn, (x, p))
 
 
+@pytest.mark.parametrize("rows, classes", [(2, 2), (64, 10), (300, 32), (3, 33), (1, 10)])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_cross_entropy_short_rows_every_target_kept(rows, classes, reduction, device):
+    """Up to 32 classes and several rows, every target kept: the kernels' short-row paths
+    (max and sum across rows, one flat index per row in backward)."""
+    rng = np.random.default_rng(rows * classes)
+    logits = rng.standard_normal((rows, classes)) * 4
+    target = rng.integers(0, classes, rows)
+    x = t64(logits, device, grad=True)
+    loss = Fn.cross_entropy(x, idx(target, device), reduction=reduction)
+    logp = _log_softmax_ref(logits, 1)
+    np.testing.assert_allclose(out(loss), _nll_ref(logp, target, reduction=reduction),
+                               rtol=1e-12, atol=1e-12)
+    grad_out = rng.standard_normal(rows) if reduction == "none" else np.array(1.5)
+    loss.backward(t64(grad_out, device))
+    onehot = np.eye(classes)[target]
+    scale = grad_out[:, None] if reduction == "none" else grad_out / (
+        rows if reduction == "mean" else 1)
+    np.testing.assert_allclose(out(x.grad), (np.exp(logp) - onehot) * scale, rtol=1e-10,
+                               atol=1e-12)
+
+
+def test_cross_entropy_float32_short_rows_match_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    logits = rng.standard_normal((256, 10)).astype(np.float32) * 3
+    target = rng.integers(0, 10, 256)
+    x = minflow.tensor(logits, requires_grad=True)
+    tx = torch.tensor(logits, requires_grad=True)
+    loss = Fn.cross_entropy(x, idx(target))
+    t_loss = torch.nn.functional.cross_entropy(tx, torch.tensor(target))
+    loss.backward()
+    t_loss.backward()
+    np.testing.assert_allclose(loss.item(), t_loss.item(), rtol=1e-6)
+    np.testing.assert_allclose(out(x.grad), tx.grad.numpy(), rtol=1e-5, atol=1e-8)
+
+
 def test_class_index_errors():
     x = t64(LOGITS)
     with pytest.raises(IndexError, match=r"nll_loss: target 4 is out of bounds.*C = 4"):
         Fn.cross_entropy(x, idx([0, 1, 4, 2, 0]))
     with pytest.raises(IndexError, match=r"target -3 "):
         Fn.nll_loss(x, idx([0, 1, -3, 2, 0]))
+    with pytest.raises(IndexError, match=r"nll_loss: target -1 is out of bounds"):
+        Fn.cross_entropy(x, idx([0, 1, -1, 2, 0]))
     with pytest.raises(RuntimeError, match="nll_loss: expected target of dtype int64.*int32"):
         Fn.cross_entropy(x, minflow.tensor([0, 1, 2, 3, 0], dtype=minflow.int32))
     with pytest.raises(RuntimeError, match=r"target of shape \[5\] for input of shape "

@@ -32,7 +32,7 @@ def test_params_as_tensors_generator_or_groups():
                                                                                   0.1, 0)
     assert second["params"] == [params[2]]
     assert set(first) == {"params", "lr", "momentum", "dampening", "weight_decay", "nesterov",
-                          "maximize"}
+                          "maximize", "foreach"}
 
 
 def test_add_param_group_fills_defaults():
@@ -111,9 +111,9 @@ def test_adam_beta_errors():
 
 def test_repr():
     opt = minflow.optim.SGD(_params(), lr=0.1)
-    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n"
-                         "    maximize: False\n    momentum: 0\n    nesterov: False\n"
-                         "    weight_decay: 0\n)")
+    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n    foreach: None\n"
+                         "    lr: 0.1\n    maximize: False\n    momentum: 0\n"
+                         "    nesterov: False\n    weight_decay: 0\n)")
 
 
 def test_zero_grad():

@@ -161,3 +161,25 @@ def clamp(xp, input, min, max):
 @register_kernel("masked_fill", ("cpu", "cuda"), ALL)
 def masked_fill(xp, input, mask, value):
     return xp.where(mask, xp.asarray(value, dtype=input.dtype), input)
+
+
+# NOTE: numpy has no axpy, so input += alpha * other needs the product somewhere. Written
+# into ``other`` it would change a tensor the caller still holds (a gradient); a temporary
+# of other's size would raise peak memory by a whole weight. Blocks of rows go through one
+# scratch of at most this many elements instead; each block costs ~1.5 us of Python, hence
+# big ones.
+_SCRATCH = 65536
+
+
+@register_kernel("add_scaled_", ("cpu", "cuda"), FLOATS)
+def add_scaled_(xp, input, other, alpha):
+    if other.size <= _SCRATCH or other.ndim == 0:
+        input += xp.multiply(other, alpha)
+        return input
+    rows = max(1, _SCRATCH * other.shape[0] // other.size)
+    scratch = xp.empty((rows,) + other.shape[1:], other.dtype)
+    for start in range(0, other.shape[0], rows):
+        block = input[start:start + rows]       # `input[a:b] += x` would also assign back
+        xp.add(block, xp.multiply(other[start:start + rows], alpha, out=scratch[:len(block)]),
+               out=block)
+    return input

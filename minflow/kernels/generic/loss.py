@@ -18,16 +18,22 @@ def _kept_targets(xp, input, target, weight, ignore_index):
     """(kept mask, targets with ignored ones set to class 0, weight per target, 0 where
     ignored); (None, target, None) where every target is kept and there is no weight."""
     classes = input.shape[1 if input.ndim >= 2 else 0]
-    # NOTE: the common case in two reductions, with no mask arithmetic: every target is a
-    # class index, and ignore_index (-100 by default) none of them
+    # NOTE: the common case in one reduction, with no mask arithmetic: every target is a
+    # class index, and ignore_index (-100 by default) none of them. Read as unsigned, a
+    # negative target is huge, so `max < classes` checks both bounds at once.
     if (weight is None and target.size and not 0 <= ignore_index < classes
-            and int(target.min()) >= 0 and int(target.max()) < classes):
+            and int(_as_unsigned(target).max()) < classes):
         return None, target, None
     kept = target != ignore_index
     _check_targets(xp, target, kept, classes, ignore_index)
     safe = xp.where(kept, target, 0)
     w = kept.astype(input.dtype) if weight is None else xp.where(kept, weight[safe], 0)
     return kept, safe, w
+
+
+def _as_unsigned(target):
+    """The integer array ``target`` viewed as unsigned (same bits); bools stay as they are."""
+    return target.view(f"u{target.itemsize}") if target.dtype.kind == "i" else target
 
 
 def _at_targets(xp, input, safe):
@@ -44,12 +50,6 @@ def _at_targets(xp, input, safe):
     return tuple(grid[:1] + [safe] + grid[1:])
 
 
-def _weight_sum(input, w, count):
-    """The divisor of 'mean': the kept weights summed, or the target count where all are 1
-    (the same value: a float sum of ones is exact)."""
-    return input.dtype.type(count) if w is None else w.sum()
-
-
 def _row_max(xp, x, axis):
     """x.max(axis, keepdims=True).
 
@@ -58,6 +58,17 @@ def _row_max(xp, x, axis):
     if x.ndim == 2 and axis == 1 and x.shape[1] <= 32 and x.shape[0] > 1:
         return xp.ascontiguousarray(x.T).max(axis=0)[:, None]
     return x.max(axis=axis, keepdims=True)
+
+
+def _row_sum(xp, x, axis):
+    """x.sum(axis, keepdims=True).
+
+    NOTE: for the same reason as _row_max, short rows sum as a matrix-vector product with
+    ones (256 x 10 float32: 1.3 us instead of 6); BLAS adds in another order than numpy's
+    pairwise sum, a difference of a few ulps in the total."""
+    if x.ndim == 2 and axis == 1 and x.shape[1] <= 32 and x.shape[0] > 1:
+        return (x @ xp.ones(x.shape[1], x.dtype))[:, None]
+    return x.sum(axis=axis, keepdims=True)
 
 
 @register_kernel("nll_loss", ("cpu", "cuda"), FLOATS)
@@ -75,8 +86,10 @@ def nll_loss(xp, input, target, weight, ignore_index, reduction):
     total = loss.sum()
     if reduction == "sum":
         return total
+    if w is None:       # every target kept, and at least one
+        return xp.true_divide(total, input.dtype.type(target.size))
     with _quiet(xp):    # 0 / 0 = nan when every target is ignored
-        return xp.true_divide(total, _weight_sum(input, w, target.size))
+        return xp.true_divide(total, w.sum())
 
 
 @register_kernel("cross_entropy", ("cpu", "cuda"), FLOATS)
@@ -85,7 +98,7 @@ def cross_entropy(xp, input, target, weight, ignore_index, reduction):
     for backward."""
     axis = 1 if input.ndim >= 2 else 0
     log_prob = input - _row_max(xp, input, axis)     # max 0: exp can't overflow
-    log_prob -= xp.log(xp.exp(log_prob).sum(axis=axis, keepdims=True))
+    log_prob -= xp.log(_row_sum(xp, xp.exp(log_prob), axis))
     return nll_loss(xp, log_prob, target, weight, ignore_index, reduction), log_prob
 
 
@@ -96,12 +109,21 @@ def cross_entropy_grad(xp, grad_out, log_prob, target, weight, ignore_index, red
     axis = 1 if log_prob.ndim >= 2 else 0
     _, safe, w = _kept_targets(xp, log_prob, target, weight, ignore_index)
     scale = grad_out if w is None else w * grad_out
-    if reduction == "mean":
+    if reduction == "mean" and w is None:       # every target kept, and at least one
+        scale = xp.true_divide(scale, log_prob.dtype.type(target.size))
+    elif reduction == "mean":
         with _quiet(xp):
-            scale = xp.true_divide(scale, _weight_sum(log_prob, w, target.size))  # 0/0 = nan
+            scale = xp.true_divide(scale, w.sum())      # 0 / 0 = nan when all are ignored
     grad = xp.exp(log_prob)
     grad *= scale if scale.ndim == 0 else xp.expand_dims(scale, axis)
-    grad[_at_targets(xp, grad, safe)] -= scale
+    if grad.ndim == 2 and grad.size:
+        # NOTE: one flat index per row (row * C + target) is ~1.6x faster than grad[rows,
+        # target] for the gather and scatter of `-=`; grad is a fresh contiguous array
+        rows, classes = grad.shape
+        flat = grad.reshape(-1)
+        flat[xp.arange(0, rows * classes, classes) + safe] -= scale
+    else:
+        grad[_at_targets(xp, grad, safe)] -= scale
     return grad
 
 

@@ -10,6 +10,7 @@ returns a numpy scalar otherwise, which cannot serve as a later ``out=``.
 """
 from ...core.dtype import FLOATS
 from ..registry import register_kernel
+from .elementwise import add_scaled_
 
 BOTH = ("cpu", "cuda")
 
@@ -74,24 +75,24 @@ def sgd_update(xp, param, grad, momentum_buffer, lr_tensor, lr, momentum, dampen
     return param
 
 
-# NOTE: numpy has no axpy, so param += alpha * g needs the product somewhere. Written into
-# a gradient the caller still holds, it would change it; a parameter-sized temporary
-# would raise peak memory by the largest weight. Blocks of rows go through one scratch of
-# at most this many elements instead; each block costs ~1.5 us of Python, hence big ones.
-_SCRATCH = 65536
+@register_kernel("sgd_update_foreach", BOTH, FLOATS)
+def sgd_update_foreach(xp, params, grads, momentum_buffers, lr_tensor, lr, momentum,
+                       dampening, weight_decay, nesterov, maximize, init_buffer):
+    if lr_tensor is not None:
+        lr = float(lr_tensor)
+    buffers = momentum_buffers if momentum != 0 else (None,) * len(params)
+    for param, grad, buf in zip(params, grads, buffers):
+        sgd_update(xp, param, grad, buf, None, lr, momentum, dampening, weight_decay,
+                   nesterov, maximize, init_buffer)
+    return tuple(params)
 
 
 def _add_scaled_(xp, param, g, alpha, owned):
     """param += alpha * g: the product in ``g`` where owned, else block by block."""
-    if owned or g.size <= _SCRATCH:
-        param += xp.multiply(g, alpha, out=g if owned else None)
-        return
-    rows = max(1, _SCRATCH * g.shape[0] // g.size)
-    scratch = xp.empty((rows,) + g.shape[1:], g.dtype)
-    for start in range(0, g.shape[0], rows):
-        block = param[start:start + rows]     # `param[a:b] += x` would also assign back
-        xp.add(block, xp.multiply(g[start:start + rows], alpha, out=scratch[:len(block)]),
-               out=block)
+    if owned:
+        param += xp.multiply(g, alpha, out=g)
+    else:
+        add_scaled_(xp, param, g, alpha)
 
 
 @register_kernel("adam_update", BOTH, FLOATS)
