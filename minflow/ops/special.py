@@ -77,6 +77,10 @@ def lerp(input, end, weight, *, out=None):
                            f"{input.dtype.name}, got {got}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"lerp: expected a floating point input, got {input.dtype.name}")
+    if isinstance(weight, Tensor) and weight.dtype is not input.dtype:
+        raise RuntimeError(f"lerp: expected weight to be a number or a tensor of input's dtype "
+                           f"{input.dtype.name}, got {weight.dtype.name}")
+    infer.check_broadcast("lerp", input=input, end=end, weight=weight)
     diff = F.sub(end, input)
     if isinstance(weight, Tensor):
         small = F.lt(F.abs(weight), 0.5)
@@ -109,6 +113,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if rtol < 0 or atol < 0:
         raise RuntimeError(f"isclose: expected rtol and atol >= 0, got rtol={rtol}, "
                            f"atol={atol}")
+    infer.check_broadcast("isclose", input=input, other=other)
     same = F.eq(input, other)
     if not input.dtype.is_floating_point:
         if input.dtype is dtypes.bool or (rtol == 0 and atol == 0):

@@ -14,6 +14,7 @@ OPTIMIZERS = {
     "AdamW": lambda p: minflow.optim.AdamW(p, lr=0.01),
     "RMSprop": lambda p: minflow.optim.RMSprop(p, momentum=0.5, centered=True),
     "Adagrad": lambda p: minflow.optim.Adagrad(p, lr_decay=0.1),
+    "Adadelta": lambda p: minflow.optim.Adadelta(p, rho=0.5, weight_decay=0.1),
 }
 
 

@@ -37,8 +37,17 @@ def _adagrad(dtype, device):
     return ops.adagrad_update, [s, step], {"lr": 0.5}, P - 0.5 * G / np.sqrt(1 + G * G)
 
 
+def _adadelta(dtype, device):
+    v, u = _t(np.zeros(3), dtype, device), _t(np.ones(3), dtype, device)
+    step = _t(0.0, minflow.float32, device)
+    # v = 0.5 g^2; delta = sqrt(1 + eps) / sqrt(v + eps) * g; param -= 0.5 * delta
+    eps = 1e-6
+    return ops.adadelta_update, [v, u, step], {"lr": 0.5, "rho": 0.5}, \
+        P - 0.5 * np.sqrt(1 + eps) / np.sqrt(0.5 * G * G + eps) * G
+
+
 CASES = {"sgd_update": _sgd, "adam_update": _adam, "rmsprop_update": _rmsprop,
-         "adagrad_update": _adagrad}
+         "adagrad_update": _adagrad, "adadelta_update": _adadelta}
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)

@@ -149,6 +149,9 @@ class ConvTranspose2d(_ConvNd):
         if isinstance(padding, str):
             raise ValueError(f"ConvTranspose2d: padding must be an int or a pair of ints, got "
                              f"{padding!r}")
+        if padding_mode != "zeros":
+            raise ValueError(f"ConvTranspose2d: only 'zeros' padding mode is supported, got "
+                             f"padding_mode={padding_mode!r}")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device, dtype)
         self.output_padding = _ntuple(output_padding, 2, "ConvTranspose2d", "output_padding")
