@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import minflow
-from pytorch_scripts import dcgan, mnist, resnet, seq2seq, vae, word_language_model
+from pytorch_scripts import (dcgan, mnist, resnet, seq2seq, time_sequence_prediction, vae,
+                             word_language_model)
 
 torch = pytest.importorskip("torch")
 
@@ -22,10 +23,13 @@ CASES = {
                     "losses"),
     "word_lm_rnn_relu": (word_language_model, dict(rnn_type="RNN_RELU", dropout=0.0,
                                                    epochs=2), "losses"),
+    "word_lm_transformer": (word_language_model, dict(rnn_type="Transformer", dropout=0.0,
+                                                      lr=1.0, epochs=2), "losses"),
     "vae": (vae, dict(rng=True), "epoch_losses"),
     "dcgan": (dcgan, dict(rng=True), "errG"),
     "resnet": (resnet, dict(), "losses"),
     "seq2seq_gru_attention": (seq2seq, dict(dropout=0.0), "epoch_losses"),
+    "time_sequence_lstmcell_lbfgs": (time_sequence_prediction, dict(), "losses"),
 }
 
 
@@ -68,7 +72,8 @@ def test_script_matches_torch(name, tmp_path):
 
 
 @pytest.mark.parametrize("script, kwargs", [
-    (mnist, dict(shuffle=True)), (word_language_model, dict(epochs=1)), (vae, dict()),
+    (mnist, dict(shuffle=True)), (word_language_model, dict(epochs=1)),
+    (word_language_model, dict(rnn_type="Transformer", lr=1.0, epochs=1)), (vae, dict()),
     (dcgan, dict(epochs=1)), (seq2seq, dict(epochs=2))], ids=lambda v: getattr(
         v, "__name__", "").rsplit(".", 1)[-1])
 def test_script_runs_with_its_own_randomness(script, kwargs):

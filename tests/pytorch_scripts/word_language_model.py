@@ -1,7 +1,10 @@
 """pytorch/examples word_language_model, scaled down: Embedding -> LSTM/GRU/RNN -> Linear
-with dropout and optional tied weights, truncated BPTT with detached hidden state,
-clip_grad_norm_ and a hand-written SGD step (``p.data.add_(p.grad, alpha=-lr)``), the
-learning rate divided by 4 when validation loss stops improving."""
+with dropout and optional tied weights, or the Transformer model (a subclass of
+nn.Transformer with positional encoding and a causal mask); truncated BPTT with detached
+hidden state, clip_grad_norm_ and a hand-written SGD step (``p.data.add_(p.grad,
+alpha=-lr)``), the learning rate divided by 4 when validation loss stops improving."""
+import math
+
 from . import load_numpy_state, markov_text, numpy_state
 
 
@@ -71,7 +74,72 @@ def define(torch):
             else:
                 return weight.new_zeros(self.nlayers, bsz, self.nhid)
 
-    return RNNModel
+    # Temporarily leave PositionalEncoding module here. Will be moved somewhere else.
+    class PositionalEncoding(nn.Module):
+        r"""Inject some information about the relative or absolute position of the tokens in
+        the sequence: sine and cosine functions of different frequencies."""
+
+        def __init__(self, d_model, dropout=0.1, max_len=5000):
+            super(PositionalEncoding, self).__init__()
+            self.dropout = nn.Dropout(p=dropout)
+
+            pe = torch.zeros(max_len, d_model)
+            position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)
+            div_term = torch.exp(torch.arange(0, d_model, 2).float() *
+                                 (-math.log(10000.0) / d_model))
+            pe[:, 0::2] = torch.sin(position * div_term)
+            pe[:, 1::2] = torch.cos(position * div_term)
+            pe = pe.unsqueeze(0).transpose(0, 1)
+            self.register_buffer('pe', pe)
+
+        def forward(self, x):
+            x = x + self.pe[:x.size(0), :]
+            return self.dropout(x)
+
+    class TransformerModel(nn.Transformer):
+        """Container module with an encoder, a recurrent or transformer module, and a
+        decoder."""
+
+        def __init__(self, ntoken, ninp, nhead, nhid, nlayers, dropout=0.5):
+            super(TransformerModel, self).__init__(d_model=ninp, nhead=nhead,
+                                                   dim_feedforward=nhid,
+                                                   num_encoder_layers=nlayers,
+                                                   num_decoder_layers=1, dropout=dropout)
+            self.model_type = 'Transformer'
+            self.src_mask = None
+            self.pos_encoder = PositionalEncoding(ninp, dropout, max_len=64)
+
+            self.input_emb = nn.Embedding(ntoken, ninp)
+            self.ninp = ninp
+            self.decoder = nn.Linear(ninp, ntoken)
+
+            self.init_weights()
+
+        def _generate_square_subsequent_mask(self, sz):
+            return torch.log(torch.tril(torch.ones(sz, sz)))
+
+        def init_weights(self):
+            initrange = 0.1
+            nn.init.uniform_(self.input_emb.weight, -initrange, initrange)
+            nn.init.zeros_(self.decoder.bias)
+            nn.init.uniform_(self.decoder.weight, -initrange, initrange)
+
+        def forward(self, src, has_mask=True):
+            if has_mask:
+                device = src.device
+                if self.src_mask is None or self.src_mask.size(0) != len(src):
+                    mask = self._generate_square_subsequent_mask(len(src)).to(device)
+                    self.src_mask = mask
+            else:
+                self.src_mask = None
+
+            src = self.input_emb(src) * math.sqrt(self.ninp)
+            src = self.pos_encoder(src)
+            output = self.encoder(src, mask=self.src_mask)
+            output = self.decoder(output)
+            return F.log_softmax(output, dim=-1)
+
+    return RNNModel, TransformerModel
 
 
 def main(torch, rnn_type="LSTM", epochs=3, state=None, device="cpu", dropout=0.2,
@@ -100,7 +168,11 @@ def main(torch, rnn_type="LSTM", epochs=3, state=None, device="cpu", dropout=0.2
     val_data = batchify(val_ids, 10)
 
     ntokens = len(dictionary)
-    model = define(torch)(rnn_type, ntokens, 16, 16, 2, dropout, tied).to(device)
+    RNNModel, TransformerModel = define(torch)
+    if rnn_type == 'Transformer':
+        model = TransformerModel(ntokens, 16, 2, 32, 2, dropout).to(device)
+    else:
+        model = RNNModel(rnn_type, ntokens, 16, 16, 2, dropout, tied).to(device)
     initial = numpy_state(model)
     if state is not None:
         load_numpy_state(torch, model, state)
@@ -122,26 +194,36 @@ def main(torch, rnn_type="LSTM", epochs=3, state=None, device="cpu", dropout=0.2
     def evaluate(data_source):
         model.eval()
         total_loss = 0.
-        hidden = model.init_hidden(10)
+        if rnn_type != 'Transformer':
+            hidden = model.init_hidden(10)
         with torch.no_grad():
             for i in range(0, data_source.size(0) - 1, bptt):
                 data, targets = get_batch(data_source, i)
-                output, hidden = model(data, hidden)
-                hidden = repackage_hidden(hidden)
+                if rnn_type == 'Transformer':
+                    output = model(data)
+                    output = output.view(-1, ntokens)
+                else:
+                    output, hidden = model(data, hidden)
+                    hidden = repackage_hidden(hidden)
                 total_loss += len(data) * criterion(output, targets).item()
         return total_loss / (len(data_source) - 1)
 
     def train(log):
         model.train()
-        hidden = model.init_hidden(20)
+        if rnn_type != 'Transformer':
+            hidden = model.init_hidden(20)
         for batch, i in enumerate(range(0, train_data.size(0) - 1, bptt)):
             data, targets = get_batch(train_data, i)
             # Starting each batch, we detach the hidden state from how it was previously
             # produced. If we didn't, the model would try backpropagating all the way to
             # start of the dataset.
             model.zero_grad()
-            hidden = repackage_hidden(hidden)
-            output, hidden = model(data, hidden)
+            if rnn_type == 'Transformer':
+                output = model(data)
+                output = output.view(-1, ntokens)
+            else:
+                hidden = repackage_hidden(hidden)
+                output, hidden = model(data, hidden)
             loss = criterion(output, targets)
             loss.backward()
             # `clip_grad_norm` helps prevent the exploding gradient problem in RNNs / LSTMs.

@@ -1,5 +1,5 @@
-"""Conv1d, Conv2d and ConvTranspose2d: (transposed) cross-correlation with learnable
-filters (PyTorch's arguments)."""
+"""Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d: (transposed) cross-correlation
+with learnable filters (PyTorch's arguments)."""
 import math
 
 from ...core.namespace import F
@@ -8,7 +8,7 @@ from ..parameter import Parameter
 from .linear import uniform_bias_
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 def _ntuple(value, n, where, name):
@@ -22,7 +22,7 @@ def _ntuple(value, n, where, name):
 
 
 class _ConvNd(Module):
-    """The shared part of Conv1d / Conv2d / ConvTranspose2d: arguments, parameters, init
+    """The shared part of the conv layers: arguments, parameters, init
     and repr. A transposed conv's weight is (in, out / groups, k...), as torch's."""
 
     _dims = 0
@@ -129,7 +129,68 @@ class Conv2d(_ConvNd):
                         self.dilation, self.groups)
 
 
-class ConvTranspose2d(_ConvNd):
+class _ConvTransposeNd(_ConvNd):
+    """The shared part of ConvTranspose1d / ConvTranspose2d: output_padding, and an
+    ``output_size`` argument to forward that picks it."""
+
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        name = type(self).__name__
+        if isinstance(padding, str):
+            raise ValueError(f"{name}: padding must be an int or a tuple of ints, got "
+                             f"{padding!r}")
+        if padding_mode != "zeros":
+            raise ValueError(f"{name}: only 'zeros' padding mode is supported, got "
+                             f"padding_mode={padding_mode!r}")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)
+        self.output_padding = _ntuple(output_padding, self._dims, name, "output_padding")
+
+    def forward(self, input, output_size=None):
+        output_padding = self.output_padding
+        if output_size is not None:
+            output_padding = self._output_padding(input, output_size)
+        function = F.conv_transpose1d if self._dims == 1 else F.conv_transpose2d
+        return function(input, self.weight, self.bias, self.stride, self.padding,
+                        output_padding, self.groups, self.dilation)
+
+    def _output_padding(self, input, output_size):
+        """The output_padding that makes the output ``output_size`` (its last dims), as
+        torch."""
+        n = self._dims
+        size = tuple(output_size)[-n:]
+        pads = []
+        for i in range(n):
+            smallest = ((input.shape[i - n] - 1) * self.stride[i] - 2 * self.padding[i]
+                        + self.dilation[i] * (self.kernel_size[i] - 1) + 1)
+            extra = size[i] - smallest if len(size) == n else -1
+            if not 0 <= extra < max(self.stride[i], self.dilation[i]):
+                raise ValueError(f"{type(self).__name__}: requested an output size of "
+                                 f"{list(size)}, but valid sizes range from {smallest} to "
+                                 f"{smallest + max(self.stride[i], self.dilation[i]) - 1} in "
+                                 f"dim {i}")
+            pads.append(extra)
+        return tuple(pads)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution (the adjoint of Conv1d) over an (N, C_in, L) input:
+    weight (C_in, C_out / groups, k), initialised as PyTorch's (fan_in from dim 1).
+
+    >>> up = minflow.nn.ConvTranspose1d(4, 2, 3, stride=2)
+    >>> up
+    ConvTranspose1d(4, 2, kernel_size=(3,), stride=(2,))
+    >>> up(minflow.ones(1, 4, 5)).shape
+    minflow.Size([1, 2, 11])
+    """
+
+    _dims = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
     """2-D transposed convolution (the adjoint of Conv2d) over an (N, C_in, H, W) input:
     weight (C_in, C_out / groups, kH, kW), initialised as PyTorch's (fan_in from dim 1).
 
@@ -141,40 +202,3 @@ class ConvTranspose2d(_ConvNd):
     """
 
     _dims = 2
-    _transposed = True
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
-                 device=None, dtype=None):
-        if isinstance(padding, str):
-            raise ValueError(f"ConvTranspose2d: padding must be an int or a pair of ints, got "
-                             f"{padding!r}")
-        if padding_mode != "zeros":
-            raise ValueError(f"ConvTranspose2d: only 'zeros' padding mode is supported, got "
-                             f"padding_mode={padding_mode!r}")
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype)
-        self.output_padding = _ntuple(output_padding, 2, "ConvTranspose2d", "output_padding")
-
-    def forward(self, input, output_size=None):
-        output_padding = self.output_padding
-        if output_size is not None:
-            output_padding = self._output_padding(input, output_size)
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
-                                  output_padding, self.groups, self.dilation)
-
-    def _output_padding(self, input, output_size):
-        """The output_padding that makes the output ``output_size`` (H, W), as torch."""
-        size = tuple(output_size)[-2:]
-        pads = []
-        for i in (0, 1):
-            smallest = ((input.shape[-2 + i] - 1) * self.stride[i] - 2 * self.padding[i]
-                        + self.dilation[i] * (self.kernel_size[i] - 1) + 1)
-            extra = size[i] - smallest if len(size) == 2 else -1
-            if not 0 <= extra < max(self.stride[i], self.dilation[i]):
-                raise ValueError(f"ConvTranspose2d: requested an output size of {list(size)}, "
-                                 f"but valid sizes range from {smallest} to "
-                                 f"{smallest + max(self.stride[i], self.dilation[i]) - 1} in "
-                                 f"dim {i}")
-            pads.append(extra)
-        return tuple(pads)

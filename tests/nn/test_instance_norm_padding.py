@@ -1,0 +1,66 @@
+"""InstanceNorm1d/2d, ConvTranspose1d and the constant padding layers against torch.nn:
+repr, state_dict keys, outputs, input grads and running statistics in train and eval."""
+import numpy as np
+import pytest
+
+import minflow
+
+torch = pytest.importorskip("torch")
+
+X = np.random.RandomState(0).randn(2, 3, 5, 4)
+
+CASES = [
+    ("InstanceNorm2d", (3,), dict(affine=True, track_running_stats=True), X),
+    ("InstanceNorm2d", (3,), dict(affine=True, bias=False), X[0]),
+    ("InstanceNorm1d", (3,), {}, X[:, :, 0]),
+    ("InstanceNorm1d", (3,), dict(track_running_stats=True, momentum=None), X[0, :, 0]),
+    ("ConvTranspose1d", (3, 2, 3), dict(stride=2, padding=1, output_padding=1), X[:, :, 0]),
+    ("ConvTranspose1d", (3, 6, 2), dict(groups=3, dilation=2, bias=False), X[0, :, 0]),
+    ("ZeroPad2d", ((1, 0, 2, 1),), {}, X),
+    ("ZeroPad1d", (1,), {}, X),
+    ("ConstantPad1d", (2, 1.5), {}, X),
+    ("ConstantPad2d", (1, 0.5), {}, X),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs, x", CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_matches_torch(name, args, kwargs, x):
+    theirs = getattr(torch.nn, name)(*args, **kwargs).double()
+    ours = getattr(minflow.nn, name)(*args, **kwargs).double()
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: minflow.tensor(v.detach().numpy())
+                          for k, v in theirs.state_dict().items()})
+    grad_out = None
+    for mode in ("train", "eval", "train"):
+        getattr(theirs, mode)()
+        getattr(ours, mode)()
+        tx, mx = torch.tensor(x, requires_grad=True), minflow.tensor(x, requires_grad=True)
+        t_out, m_out = theirs(tx), ours(mx)
+        if grad_out is None:
+            grad_out = np.random.RandomState(1).randn(*t_out.shape)
+        (t_out * torch.tensor(grad_out)).sum().backward()
+        (m_out * minflow.tensor(grad_out)).sum().backward()
+        np.testing.assert_allclose(m_out.detach().numpy(), t_out.detach().numpy(), atol=1e-12)
+        np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), atol=1e-12)
+        for key, value in theirs.state_dict().items():
+            np.testing.assert_allclose(ours.state_dict()[key].numpy(), value.numpy(),
+                                       atol=1e-12, err_msg=key)
+
+
+def test_conv_transpose1d_output_size_and_errors():
+    layer = minflow.nn.ConvTranspose1d(3, 2, 3, stride=2)
+    assert layer(minflow.ones(1, 3, 4), output_size=[10]).shape == (1, 2, 10)
+    with pytest.raises(ValueError, match="ConvTranspose1d: requested an output size of \\[12\\]"):
+        layer(minflow.ones(1, 3, 4), output_size=[12])
+    with pytest.raises(ValueError, match="ConvTranspose1d: only 'zeros' padding mode"):
+        minflow.nn.ConvTranspose1d(3, 2, 3, padding_mode="circular")
+
+
+def test_instance_norm_and_padding_errors():
+    with pytest.raises(ValueError, match="InstanceNorm2d: expected 3D \\(unbatched\\) or 4D"):
+        minflow.nn.InstanceNorm2d(3)(minflow.ones(2, 3))
+    with pytest.raises(ValueError, match="ZeroPad2d: expected padding to be an int or a tuple "
+                                         "of 4 ints, got \\(1, 2\\)"):
+        minflow.nn.ZeroPad2d((1, 2))
