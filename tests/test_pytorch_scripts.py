@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import minflow
-from pytorch_scripts import (dcgan, mnist, resnet, seq2seq, time_sequence_prediction, vae,
-                             word_language_model)
+from pytorch_scripts import (dcgan, mnist, regression, resnet, seq2seq,
+                             time_sequence_prediction, vae, word_language_model)
 
 torch = pytest.importorskip("torch")
 
@@ -30,6 +30,7 @@ CASES = {
     "resnet": (resnet, dict(), "losses"),
     "seq2seq_gru_attention": (seq2seq, dict(dropout=0.0), "epoch_losses"),
     "time_sequence_lstmcell_lbfgs": (time_sequence_prediction, dict(), "losses"),
+    "polynomial_regression": (regression, dict(), "losses"),
 }
 
 
@@ -41,7 +42,8 @@ def run(lib, script, kwargs, **extra):
 
 
 def assert_close(got, expected, where):
-    """Nested lists/tuples/dicts of numbers: ints equal, floats to rtol 1e-4."""
+    """Nested lists/tuples/dicts of numbers and strings: ints and strings equal, floats to
+    rtol 1e-4."""
     if isinstance(expected, dict):
         assert got.keys() == expected.keys(), where
         for key in expected:
@@ -52,8 +54,8 @@ def assert_close(got, expected, where):
             assert_close(a, b, f"{where}[{i}]")
     elif isinstance(expected, int):
         assert got == expected, f"{where}: {got} != {expected}"
-    elif expected is None:
-        assert got is None, where
+    elif expected is None or isinstance(expected, str):
+        assert got == expected, f"{where}: {got!r} != {expected!r}"
     else:
         assert math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6), \
             f"{where}: {got} != {expected}"
