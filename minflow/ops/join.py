@@ -291,15 +291,69 @@ def pad(input, pad, mode="constant", value=None):
     """pad(input, pad, mode='constant', value=None) -> Tensor
 
     ``pad`` = (last_before, last_after, second_last_before, ...) pads the last
-    ``len(pad) // 2`` dims with ``value`` (0 if None); negative entries crop.
+    ``len(pad) // 2`` dims with ``value`` (0 if None); negative entries crop. The modes
+    'reflect' (mirror without repeating the edge), 'replicate' (repeat the edge) and
+    'circular' (wrap around) pad the last 1, 2 or 3 dims of a batched or unbatched input
+    (composites of narrow, flip, expand and cat).
 
     >>> minflow.nn.functional.pad(minflow.ones(1, 2), (1, -1), value=5).tolist()
     [[5.0, 1.0]]
+    >>> minflow.nn.functional.pad(minflow.tensor([[0.0, 1.0, 2.0]]), (2, 1), "reflect").tolist()
+    [[2.0, 1.0, 0.0, 1.0, 2.0, 1.0]]
     """
-    if mode != "constant":
-        if mode in ("reflect", "replicate", "circular"):
-            raise NotImplementedError(f"pad: mode '{mode}' is not implemented in minflow; "
-                                      f"only mode='constant' is supported")
-        raise NotImplementedError(f"pad: Unrecognised padding mode {mode}")
     pads = tuple(operator.index(p) for p in pad)
-    return apply(PAD, (input,), {"pad": pads, "value": 0 if value is None else value})
+    if mode == "constant":
+        return apply(PAD, (input,), {"pad": pads, "value": 0 if value is None else value})
+    if mode not in _EDGE_PADS:
+        raise NotImplementedError(f"pad: Unrecognised padding mode {mode}")
+    if value is not None:
+        raise RuntimeError(f'pad: Padding mode "{mode}" doesn\'t take in value argument')
+    dims = len(pads) // 2
+    if len(pads) not in (2, 4, 6) or input.ndim not in (dims + 1, dims + 2):
+        raise NotImplementedError(f"pad: padding size {len(pads)} is not supported for "
+                                  f"{input.ndim}D input with mode '{mode}': pad the last 1, 2 "
+                                  f"or 3 dims (padding size 2, 4 or 6) of an input with 1 or "
+                                  f"2 more dims")
+    if min(pads) < 0:
+        raise NotImplementedError(f"pad: negative padding with mode '{mode}' is not "
+                                  f"implemented in minflow, got pad={list(pads)}")
+    for i in range(dims):
+        input = _edge_pad(input, -1 - i, pads[2 * i], pads[2 * i + 1], mode)
+    return input
+
+
+def _edge_pad(input, dim, before, after, mode):
+    """``input`` padded by ``before``/``after`` entries along ``dim`` in a non-constant mode."""
+    from ..core.namespace import F
+    size = input.shape[dim]
+    limit = size - 1 if mode == "reflect" else size
+    if max(before, after) > limit:
+        raise RuntimeError(f"pad: with mode '{mode}', padding ({before}, {after}) at dimension "
+                           f"{input.ndim + dim} should be at most {limit} for its size {size}")
+    parts = [_EDGE_PADS[mode](F, input, dim, before, size, True), input,
+             _EDGE_PADS[mode](F, input, dim, after, size, False)]
+    return cat([p for p in parts if p is not None], dim)
+
+
+def _reflect(F, input, dim, count, size, before):
+    if not count:
+        return None
+    return F.flip(F.narrow(input, dim, 1 if before else size - 1 - count, count), (dim,))
+
+
+def _replicate(F, input, dim, count, size, before):
+    if not count:
+        return None
+    edge = F.narrow(input, dim, 0 if before else size - 1, 1)
+    shape = list(input.shape)
+    shape[dim] = count
+    return F.expand(edge, shape)
+
+
+def _circular(F, input, dim, count, size, before):
+    if not count:
+        return None
+    return F.narrow(input, dim, size - count if before else 0, count)
+
+
+_EDGE_PADS = {"reflect": _reflect, "replicate": _replicate, "circular": _circular}

@@ -1,4 +1,4 @@
-"""InstanceNorm1d/2d, ConvTranspose1d and the constant padding layers against torch.nn:
+"""InstanceNorm1d/2d, ConvTranspose1d and the padding layers against torch.nn:
 repr, state_dict keys, outputs, input grads and running statistics in train and eval."""
 import numpy as np
 import pytest
@@ -20,6 +20,12 @@ CASES = [
     ("ZeroPad1d", (1,), {}, X),
     ("ConstantPad1d", (2, 1.5), {}, X),
     ("ConstantPad2d", (1, 0.5), {}, X),
+    ("ReflectionPad1d", (2,), {}, X[0]),
+    ("ReflectionPad2d", ((1, 2, 3, 0),), {}, X),
+    ("ReplicationPad1d", ((0, 3),), {}, X[0]),
+    ("ReplicationPad2d", (2,), {}, X),
+    ("CircularPad1d", ((4, 1),), {}, X[0]),
+    ("CircularPad2d", ((1, 0, 2, 4),), {}, X),
 ]
 
 
@@ -64,3 +70,22 @@ def test_instance_norm_and_padding_errors():
     with pytest.raises(ValueError, match="ZeroPad2d: expected padding to be an int or a tuple "
                                          "of 4 ints, got \\(1, 2\\)"):
         minflow.nn.ZeroPad2d((1, 2))
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: minflow.nn.ReflectionPad1d(3)(minflow.ones(1, 2, 3)), RuntimeError,
+     "pad: with mode 'reflect', padding \\(3, 3\\) at dimension 2 should be at most 2"),
+    (lambda: minflow.nn.CircularPad1d(4)(minflow.ones(1, 2, 3)), RuntimeError,
+     "pad: with mode 'circular', padding \\(4, 4\\) at dimension 2 should be at most 3"),
+    (lambda: minflow.nn.functional.pad(minflow.ones(3), (1, 1), "reflect"),
+     NotImplementedError, "pad: padding size 2 is not supported for 1D input"),
+    (lambda: minflow.nn.functional.pad(minflow.ones(2, 3), (1, 1), "replicate", 1.0),
+     RuntimeError, 'pad: Padding mode "replicate" doesn\'t take in value argument'),
+    (lambda: minflow.nn.functional.pad(minflow.ones(2, 3), (-1, 1), "reflect"),
+     NotImplementedError, "pad: negative padding with mode 'reflect' is not implemented"),
+    (lambda: minflow.nn.functional.pad(minflow.ones(2, 3), (1, 1), "mirror"),
+     NotImplementedError, "pad: Unrecognised padding mode mirror"),
+])
+def test_edge_pad_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

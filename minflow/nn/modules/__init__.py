@@ -7,7 +7,9 @@ from .pooling import (MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d
                       AvgPool1d)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .normalization import LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d
-from .padding import ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d
+from .padding import (ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, ReflectionPad1d,
+                      ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, CircularPad1d,
+                      CircularPad2d)
 from .dropout import Dropout, Dropout2d
 from .sparse import Embedding
 from .flatten import Flatten, Unflatten
@@ -37,4 +39,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
            "ConvTranspose1d", "InstanceNorm1d", "InstanceNorm2d", "ConstantPad1d",
            "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "TransformerDecoderLayer",
-           "TransformerDecoder", "Transformer"]
+           "TransformerDecoder", "Transformer", "ReflectionPad1d", "ReflectionPad2d",
+           "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d"]

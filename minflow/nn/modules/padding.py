@@ -1,8 +1,11 @@
-"""Constant padding layers: ZeroPad1d/2d and ConstantPad1d/2d, around F.pad."""
+"""Padding layers around F.pad: ConstantPad1d/2d and ZeroPad1d/2d, and the edge modes
+ReflectionPad1d/2d, ReplicationPad1d/2d and CircularPad1d/2d."""
 from ...ops.join import pad
 from .module import Module
 
-__all__ = ["ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d"]
+__all__ = ["ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "ReflectionPad1d",
+           "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
+           "CircularPad2d"]
 
 
 def _sizes(name, padding, count):
@@ -76,3 +79,78 @@ class ZeroPad2d(ConstantPad2d):
 
     def extra_repr(self):
         return f"{self.padding}"
+
+
+class _EdgePadNd(Module):
+    _count = 0
+    _mode = ""
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _sizes(type(self).__name__, padding, self._count)
+
+    def forward(self, input):
+        return pad(input, self.padding, self._mode)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ReflectionPad1d(_EdgePadNd):
+    """Pad the last dim with its mirror image (the edge not repeated).
+
+    >>> minflow.nn.ReflectionPad1d(2)(minflow.tensor([[0.0, 1.0, 2.0]])).tolist()
+    [[2.0, 1.0, 0.0, 1.0, 2.0, 1.0, 0.0]]
+    """
+
+    _count, _mode = 2, "reflect"
+
+
+class ReflectionPad2d(_EdgePadNd):
+    """Pad the last two dims with their mirror images: (left, right, top, bottom).
+
+    >>> minflow.nn.ReflectionPad2d(1)(minflow.ones(1, 2, 2)).shape
+    minflow.Size([1, 4, 4])
+    """
+
+    _count, _mode = 4, "reflect"
+
+
+class ReplicationPad1d(_EdgePadNd):
+    """Pad the last dim by repeating its edge values.
+
+    >>> minflow.nn.ReplicationPad1d((1, 2))(minflow.tensor([[0.0, 1.0]])).tolist()
+    [[0.0, 0.0, 1.0, 1.0, 1.0]]
+    """
+
+    _count, _mode = 2, "replicate"
+
+
+class ReplicationPad2d(_EdgePadNd):
+    """Pad the last two dims by repeating their edge values: (left, right, top, bottom).
+
+    >>> minflow.nn.ReplicationPad2d((1, 0, 0, 1))(minflow.ones(1, 2, 2)).shape
+    minflow.Size([1, 3, 3])
+    """
+
+    _count, _mode = 4, "replicate"
+
+
+class CircularPad1d(_EdgePadNd):
+    """Pad the last dim by wrapping around.
+
+    >>> minflow.nn.CircularPad1d(1)(minflow.tensor([[0.0, 1.0, 2.0]])).tolist()
+    [[2.0, 0.0, 1.0, 2.0, 0.0]]
+    """
+
+    _count, _mode = 2, "circular"
+
+
+class CircularPad2d(_EdgePadNd):
+    """Pad the last two dims by wrapping around: (left, right, top, bottom).
+
+    >>> minflow.nn.CircularPad2d(1)(minflow.ones(1, 2, 2)).shape
+    minflow.Size([1, 4, 4])
+    """
+
+    _count, _mode = 4, "circular"
