@@ -1,5 +1,6 @@
-"""InstanceNorm1d/2d, ConvTranspose1d and the padding layers against torch.nn:
-repr, state_dict keys, outputs, input grads and running statistics in train and eval."""
+"""InstanceNorm1d/2d, ConvTranspose1d, the padding layers and convs with a padding_mode
+against torch.nn: repr, state_dict keys, outputs, input grads and running statistics in
+train and eval."""
 import numpy as np
 import pytest
 
@@ -26,6 +27,10 @@ CASES = [
     ("ReplicationPad2d", (2,), {}, X),
     ("CircularPad1d", ((4, 1),), {}, X[0]),
     ("CircularPad2d", ((1, 0, 2, 4),), {}, X),
+    ("Conv2d", (3, 4, 3), dict(padding=1, padding_mode="reflect"), X),
+    ("Conv2d", (3, 6, 3), dict(padding="same", dilation=2, groups=3, padding_mode="circular"),
+     X),
+    ("Conv1d", (3, 2, 3), dict(padding=2, stride=2, padding_mode="replicate"), X[:, :, 0]),
 ]
 
 

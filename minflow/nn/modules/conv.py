@@ -3,12 +3,15 @@ with learnable filters (PyTorch's arguments)."""
 import math
 
 from ...core.namespace import F
+from ...ops.join import pad
 from .. import init
 from ..parameter import Parameter
 from .linear import uniform_bias_
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 def _ntuple(value, n, where, name):
@@ -35,10 +38,9 @@ class _ConvNd(Module):
         if groups <= 0 or in_channels % groups or out_channels % groups:
             raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels "
                              f"({out_channels}) must be divisible by groups ({groups})")
-        if padding_mode != "zeros":
-            raise NotImplementedError(
-                f"{name}: padding_mode={padding_mode!r} is not supported (minflow pads with "
-                f"zeros only); use padding_mode='zeros'")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"{name}: padding_mode must be one of {list(_PADDING_MODES)}, but "
+                             f"got padding_mode={padding_mode!r}")
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"{name}: invalid padding string {padding!r}, should be one of "
                              f"['valid', 'same']")
@@ -49,6 +51,7 @@ class _ConvNd(Module):
                                                                          "padding")
         self.dilation = _ntuple(dilation, n, name, "dilation")
         self.padding_mode, self.transposed = padding_mode, self._transposed
+        self._reversed_padding_repeated_twice = self._edge_padding()
         self.output_padding = (0,) * n
         channels = ((in_channels, out_channels // groups) if self._transposed
                     else (out_channels, in_channels // groups))
@@ -59,6 +62,26 @@ class _ConvNd(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+
+    def _edge_padding(self):
+        """F.pad's (last_before, last_after, ...) for ``padding``, used with a padding_mode
+        other than zeros; 'same' splits the total as torch does (the extra one after)."""
+        pads = []
+        for i in reversed(range(self._dims)):
+            if self.padding == "same":
+                total = self.dilation[i] * (self.kernel_size[i] - 1)
+                pads += [total // 2, total - total // 2]
+            else:
+                pads += [0, 0] if self.padding == "valid" else [self.padding[i]] * 2
+        return tuple(pads)
+
+    def _conv_forward(self, function, input):
+        if self.padding_mode == "zeros":
+            return function(input, self.weight, self.bias, self.stride, self.padding,
+                            self.dilation, self.groups)
+        input = pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+        return function(input, self.weight, self.bias, self.stride, 0, self.dilation,
+                        self.groups)
 
     def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -78,6 +101,8 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
@@ -100,8 +125,7 @@ class Conv1d(_ConvNd):
                          groups, bias, padding_mode, device, dtype)
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        return self._conv_forward(F.conv1d, input)
 
 
 class Conv2d(_ConvNd):
@@ -125,8 +149,7 @@ class Conv2d(_ConvNd):
                          groups, bias, padding_mode, device, dtype)
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        return self._conv_forward(F.conv2d, input)
 
 
 class _ConvTransposeNd(_ConvNd):
