@@ -1,14 +1,15 @@
 """More pooling, with PyTorch's signatures (minflow.nn.functional takes ``__all__``).
 
-Composites of the pooling ops in ops/conv.py: max_pool1d and avg_pool1d pool a height
-of 1; adaptive_max_pool2d is max_pool2d where the windows tile the input evenly, else a
-max over each (uneven) window in turn.
+Composites of the pooling ops in ops/conv.py: max_pool1d, avg_pool1d and the adaptive 1-D
+pools pool a height of 1; adaptive_max_pool2d is max_pool2d where the windows tile the
+input evenly, else a max over each (uneven) window in turn.
 """
 from ..core.functional import public
 from ..core.namespace import F
-from .conv import _batched, _pair, _unbatched, avg_pool2d, max_pool2d
+from .conv import _batched, _pair, _unbatched, adaptive_avg_pool2d, avg_pool2d, max_pool2d
 
-__all__ = ["max_pool1d", "avg_pool1d", "adaptive_max_pool2d"]
+__all__ = ["max_pool1d", "avg_pool1d", "adaptive_max_pool2d", "adaptive_avg_pool1d",
+           "adaptive_max_pool1d"]
 
 
 def _one(fn, name, value, default=None):
@@ -139,3 +140,48 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     if return_indices:
         return tuple(_unbatched(t, squeeze) for t in out)
     return _unbatched(out[0], squeeze)
+
+
+def _adaptive_1d(fn, pool, input, output_size, **kwargs):
+    """``pool`` (a 2-D adaptive pool) over a height of 1, for an (N, C, L) or (C, L) input."""
+    input, squeeze = _batched(fn, input, 3)
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 1:
+            raise RuntimeError(f"{fn}: expected output_size to be an int or a tuple of one "
+                               f"int, got {output_size!r}")
+        (output_size,) = output_size
+    if isinstance(output_size, bool) or not isinstance(output_size, int) or output_size < 1:
+        raise RuntimeError(f"{fn}: expected output_size to be a positive int, got "
+                           f"{output_size!r}")
+    out = pool(F.unsqueeze(input, 2), (1, output_size), **kwargs)
+    if isinstance(out, tuple):
+        return tuple(_unbatched(F.squeeze(t, 2), squeeze) for t in out)
+    return _unbatched(F.squeeze(out, 2), squeeze)
+
+
+@public
+def adaptive_avg_pool1d(input, output_size):
+    """adaptive_avg_pool1d(input, output_size) -> Tensor
+
+    Mean over windows that tile the last dim of an (N, C, L) or (C, L) input into
+    ``output_size``: window i spans [floor(i L / out), ceil((i + 1) L / out)).
+
+    >>> minflow.nn.functional.adaptive_avg_pool1d(minflow.tensor([[[1.0, 3.0, 2.0]]]), 2).tolist()
+    [[[2.0, 2.5]]]
+    """
+    return _adaptive_1d("adaptive_avg_pool1d", adaptive_avg_pool2d, input, output_size)
+
+
+@public
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """adaptive_max_pool1d(input, output_size, return_indices=False) -> Tensor, or
+    (Tensor, indices)
+
+    Max over windows that tile the last dim into ``output_size`` (as adaptive_avg_pool1d);
+    indices are positions along L.
+
+    >>> minflow.nn.functional.adaptive_max_pool1d(minflow.tensor([[[1.0, 3.0, 2.0]]]), 2).tolist()
+    [[[3.0, 3.0]]]
+    """
+    return _adaptive_1d("adaptive_max_pool1d", adaptive_max_pool2d, input, output_size,
+                        return_indices=return_indices)

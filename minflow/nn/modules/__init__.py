@@ -4,7 +4,7 @@ from .container import Sequential, ModuleList, ModuleDict, ParameterList, Parame
 from .linear import Identity, Linear
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .pooling import (MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, MaxPool1d,
-                      AvgPool1d)
+                      AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .normalization import LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d
 from .padding import (ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, ReflectionPad1d,
@@ -41,4 +41,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer", "ReflectionPad1d", "ReflectionPad2d",
            "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "PReLU",
-           "GLU"]
+           "GLU", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]

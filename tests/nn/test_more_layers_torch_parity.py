@@ -1,6 +1,6 @@
-"""InstanceNorm1d/2d, ConvTranspose1d, the padding layers and convs with a padding_mode
-against torch.nn: repr, state_dict keys, outputs, input grads and running statistics in
-train and eval."""
+"""InstanceNorm1d/2d, ConvTranspose1d, the padding layers, convs with a padding_mode and
+the adaptive 1-D pools against torch.nn: repr, state_dict keys, outputs, input grads and
+running statistics in train and eval."""
 import numpy as np
 import pytest
 
@@ -31,6 +31,8 @@ CASES = [
     ("Conv2d", (3, 6, 3), dict(padding="same", dilation=2, groups=3, padding_mode="circular"),
      X),
     ("Conv1d", (3, 2, 3), dict(padding=2, stride=2, padding_mode="replicate"), X[:, :, 0]),
+    ("AdaptiveAvgPool1d", (3,), {}, X[:, :, 0]),
+    ("AdaptiveMaxPool1d", ((2,),), {}, X[0, :, 0]),
 ]
 
 
@@ -94,3 +96,12 @@ def test_instance_norm_and_padding_errors():
 def test_edge_pad_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_adaptive_pool1d_errors():
+    with pytest.raises(RuntimeError, match="adaptive_avg_pool1d: expected output_size to be a "
+                                           "positive int, got 0"):
+        minflow.nn.AdaptiveAvgPool1d(0)(minflow.ones(1, 2, 3))
+    with pytest.raises(RuntimeError, match="adaptive_max_pool1d: expected output_size to be an "
+                                           "int or a tuple of one int"):
+        minflow.nn.functional.adaptive_max_pool1d(minflow.ones(1, 2, 3), (1, 1))
