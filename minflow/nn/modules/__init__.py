@@ -20,7 +20,9 @@ from .attention import MultiheadAttention
 from .transformer import (TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
                           TransformerDecoder, Transformer)
 from .loss import (L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
-                   SmoothL1Loss, HuberLoss, KLDivLoss, SoftMarginLoss, MarginRankingLoss)
+                   SmoothL1Loss, HuberLoss, KLDivLoss, SoftMarginLoss, MarginRankingLoss,
+                   HingeEmbeddingLoss, CosineEmbeddingLoss, TripletMarginLoss,
+                   MultiLabelSoftMarginLoss)
 from .distance import CosineSimilarity, PairwiseDistance
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
@@ -41,4 +43,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer", "ReflectionPad1d", "ReflectionPad2d",
            "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "PReLU",
-           "GLU", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]
+           "GLU", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "HingeEmbeddingLoss",
+           "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss"]
