@@ -9,6 +9,8 @@ from .core.device import Device, device, cuda_is_available
 from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.random import Generator, manual_seed, initial_seed, seed, default_generator
 from .core.tensor import Size, Tensor
+from .core.legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
+                          BoolTensor)
 from .core import dispatch as _dispatch
 from . import kernels as _kernels
 from . import autograd

@@ -82,6 +82,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     5.0
     """
     if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
+        if isinstance(ord, str):
+            raise RuntimeError(f"linalg.norm: ord={ord!r} is a matrix norm, so dim must be a "
+                               f"2-tuple, got {dim!r}")
         return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
     if dim is None:
         if ord is None:

@@ -81,9 +81,17 @@ class Tensor:
     # numpy scalars and arrays defer to Tensor's reflected operators (np.float64(2) * t)
     __array_priority__ = 1000
 
+    def __new__(cls, *args, device=None):
+        """Tensor(*sizes) or Tensor(data): torch's legacy constructor, default dtype.
+
+        >>> minflow.Tensor(2, 3).shape, minflow.Tensor([1, 2]).dtype
+        (minflow.Size([2, 3]), minflow.float32)
+        """
+        from .legacy import legacy_new
+        return legacy_new("Tensor", dtypes.get_default_dtype(), args, device)
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("use minflow.tensor(data), minflow.zeros(...) or another factory "
-                        "to create a Tensor")
+        pass      # everything happens in __new__ (and internally in _make)
 
     # -- construction (internal) -------------------------------------------------------
     @staticmethod

@@ -6,7 +6,7 @@ leaky_relu is the model op of the code base, end to end:
   -> grad functions: autograd/grads/activation.py
 Others are ops where that pays (relu, gelu, softmax, log_softmax) or composites of
 differentiable ops (elu, silu, softplus, hardtanh, relu6, hardsigmoid, hardswish, mish,
-logsigmoid, softsign, gelu with approximate='tanh').
+logsigmoid, softsign, prelu, glu, gelu with approximate='tanh').
 """
 import math
 
@@ -15,12 +15,13 @@ from ..core.dispatch import apply
 from ..core.functional import make_inplace, public
 from ..core.inplace import inplace as _inplace
 from ..core.namespace import F
+from ..core.tensor import Tensor, wrap_dim
 from . import infer
 from .registry import Attr, define_op
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "gelu", "silu", "softplus",
            "hardtanh", "relu6", "hardsigmoid", "hardswish", "mish", "logsigmoid", "softsign",
-           "softmax", "log_softmax", "sigmoid", "tanh"]
+           "softmax", "log_softmax", "sigmoid", "tanh", "prelu", "glu"]
 
 EW = ("elementwise", "no_side_effect")
 
@@ -322,6 +323,45 @@ def softsign(input):
     [-0.75, 0.5]
     """
     return F.div(input, F.add(F.abs(input), 1.0))
+
+
+@public
+def prelu(input, weight):
+    """prelu(input, weight) -> Tensor
+
+    out = x if x > 0 else weight * x, ``weight`` one slope or one per channel (dim 1).
+
+    >>> minflow.nn.functional.prelu(minflow.tensor([[-2.0, 3.0]]), minflow.tensor([0.25])).tolist()
+    [[-0.5, 3.0]]
+    """
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu: expected weight to be a Tensor, got {type(weight).__name__}")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if weight.numel() not in (1, channels):
+        raise RuntimeError(f"prelu: Mismatch of parameter numbers and input channel size. "
+                           f"Found parameter numbers = {weight.numel()} and channel size = "
+                           f"{channels}.")
+    if weight.numel() != 1:
+        weight = F.reshape(weight, (channels,) + (1,) * (input.ndim - 2))
+    return F.where(F.gt(input, 0), input, F.mul(weight, input))
+
+
+@public
+def glu(input, dim=-1):
+    """glu(input, dim=-1) -> Tensor
+
+    Gated linear unit: a * sigmoid(b), where a and b are the two halves of ``input`` along
+    ``dim``.
+
+    >>> minflow.nn.functional.glu(minflow.tensor([2.0, 0.0])).tolist()
+    [1.0]
+    """
+    dim = wrap_dim(dim, input.ndim, "glu")
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"glu: Halving dimension must be even, but dimension {dim} is size "
+                           f"{input.shape[dim]}")
+    first, second = F.chunk(input, 2, dim)
+    return F.mul(first, F.sigmoid(second))
 
 
 sigmoid, tanh = F.sigmoid, F.tanh

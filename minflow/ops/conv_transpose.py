@@ -32,6 +32,28 @@ def _check_weight(fn, input, weight, groups, dims):
                            f"channels, but got {input.shape[1]} channels instead")
 
 
+def _check_args(fn, input, weight, stride, padding, dilation):
+    """Dtypes and the per-dim arguments, checked here so that errors name ``fn`` and the
+    user's values (not the conv2d_grad_input op the work is done by)."""
+    if isinstance(weight, Tensor) and not (input.dtype.is_floating_point and
+                                           input.dtype is weight.dtype):
+        raise RuntimeError(f"{fn}: expected floating point input and weight of one dtype, got "
+                           f"input {input.dtype.name} and weight {weight.dtype.name}")
+    for name, values, least in (("stride", stride, 1), ("padding", padding, 0),
+                                ("dilation", dilation, 1)):
+        if any(v < least for v in values):
+            word = "non-positive" if least else "negative"
+            raise RuntimeError(f"{fn}: {word} {name} is not supported, got {name}="
+                               f"{list(values)}")
+
+
+def _check_output_padding(fn, output_padding, stride, dilation):
+    if not all(o < s or o < d for o, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError(f"{fn}: output padding must be smaller than either stride or "
+                           f"dilation, but got output_padding={list(output_padding)}, "
+                           f"stride={list(stride)}, dilation={list(dilation)}")
+
+
 def _transposed(fn, input, weight, bias, stride, padding, output_padding, groups, dilation):
     """The batched 4-D case. The full transposed conv has (H - 1) s + d (k - 1) + 1 rows;
     the output is its rows [p, p + H_out): conv2d_grad_input crops the padding at both
@@ -39,12 +61,9 @@ def _transposed(fn, input, weight, bias, stride, padding, output_padding, groups
     maps back to H). Otherwise it crops the top only, and the end is cut or zero-padded
     (rows past the full result get no contribution)."""
     _check_weight(fn, input, weight, groups, 2)
+    _check_output_padding(fn, output_padding, stride, dilation)
     full, size = [], []
     for i in (0, 1):
-        if not (output_padding[i] < stride[i] or output_padding[i] < dilation[i]):
-            raise RuntimeError(f"{fn}: output padding must be smaller than either stride or "
-                               f"dilation, but got output_padding={list(output_padding)}, "
-                               f"stride={list(stride)}, dilation={list(dilation)}")
         full.append((input.shape[2 + i] - 1) * stride[i] + dilation[i] * (weight.shape[2 + i]
                                                                           - 1) + 1)
         size.append(full[i] - 2 * padding[i] + output_padding[i])
@@ -87,9 +106,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """
     fn = "conv_transpose2d"
     input, squeeze = _batched(fn, input, 4)
-    out = _transposed(fn, input, weight, bias, _pair(fn, "stride", stride),
-                      _pair(fn, "padding", padding), _pair(fn, "output_padding", output_padding),
-                      groups, _pair(fn, "dilation", dilation))
+    stride, padding = _pair(fn, "stride", stride), _pair(fn, "padding", padding)
+    dilation = _pair(fn, "dilation", dilation)
+    _check_args(fn, input, weight, stride, padding, dilation)
+    out = _transposed(fn, input, weight, bias, stride, padding,
+                      _pair(fn, "output_padding", output_padding), groups, dilation)
     return _unbatched(out, squeeze)
 
 
@@ -107,12 +128,13 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """
     fn = "conv_transpose1d"
     input, squeeze = _batched(fn, input, 3)
-    if not isinstance(weight, Tensor) or weight.ndim != 3:
-        _check_weight(fn, input, weight, groups, 1)
+    _check_weight(fn, input, weight, groups, 1)
     pairs = [(1,) + _pair(fn, name, value, 1) for name, value in (
         ("stride", stride), ("padding", padding), ("output_padding", output_padding),
         ("dilation", dilation))]
     pairs[1], pairs[2] = (0,) + pairs[1][1:], (0,) + pairs[2][1:]
+    _check_args(fn, input, weight, pairs[0][1:], pairs[1][1:], pairs[3][1:])
+    _check_output_padding(fn, pairs[2][1:], pairs[0][1:], pairs[3][1:])
     out = _transposed(fn, F.unsqueeze(input, 2), F.unsqueeze(weight, 2), bias, pairs[0],
                       pairs[1], pairs[2], groups, pairs[3])
     return _unbatched(F.squeeze(out, 2), squeeze)

@@ -38,6 +38,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     0.7071
     """
     shape = _broadcast("cosine_similarity", x1, x2)
+    _check_floating("cosine_similarity", x1, x2)
     if not -len(shape) <= dim < max(len(shape), 1):
         raise IndexError(f"cosine_similarity: Dimension out of range (expected to be in range "
                          f"of [{-len(shape)}, {len(shape) - 1}], but got {dim})")
@@ -63,6 +64,12 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     if not shape:       # torch takes a 0-d difference as one vector of one element
         return F.reshape(F.norm(F.reshape(diff, (1,)), p, -1), ())
     return F.norm(diff, p, -1, keepdim=keepdim)
+
+
+def _check_floating(name, x1, x2):
+    if not (x1.dtype.is_floating_point or x2.dtype.is_floating_point):
+        raise RuntimeError(f"{name}: expected a floating point x1 or x2, got "
+                           f"{x1.dtype.name} and {x2.dtype.name}")
 
 
 def _broadcast(name, x1, x2):

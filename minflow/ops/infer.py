@@ -31,6 +31,22 @@ def _shape_of(x):
     return x._data.shape if isinstance(x, Tensor) else ()
 
 
+def check_broadcast(fn, **arguments):
+    """The broadcast shape of the named arguments (numbers are 0-d); a RuntimeError naming
+    ``fn`` and each argument's shape where they clash.
+
+    >>> from minflow.ops.infer import check_broadcast
+    >>> check_broadcast("lerp", input=minflow.ones(2, 3), end=minflow.ones(3), weight=0.5)
+    (2, 3)
+    """
+    shapes = {name: tuple(_shape_of(x)) for name, x in arguments.items()}
+    try:
+        return broadcast_shapes(*shapes.values())
+    except RuntimeError:
+        listed = ", ".join(f"{name} {list(shape)}" for name, shape in shapes.items())
+        raise RuntimeError(f"{fn}: the shapes cannot be broadcast together: {listed}") from None
+
+
 def unary(input):
     """Same shape and dtype as the input."""
     return input._data.shape, input.dtype

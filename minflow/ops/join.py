@@ -310,13 +310,13 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"pad: Unrecognised padding mode {mode} (expected "
                                   f"'constant', 'reflect', 'replicate' or 'circular')")
     if value is not None:
-        raise RuntimeError(f'pad: padding mode "{mode}" doesn\'t take in value argument')
+        raise RuntimeError(f'pad: Padding mode "{mode}" doesn\'t take in value argument')
     dims = len(pads) // 2
     if len(pads) % 2 or dims not in (1, 2, 3) or input.ndim not in (dims + 1, dims + 2):
-        raise NotImplementedError(
-            f"pad: mode '{mode}' pads the last 1, 2 or 3 dims of an input with 1 or 2 more "
-            f"dims (padding size 2 for 2-D/3-D, 4 for 3-D/4-D, 6 for 4-D/5-D input); got "
-            f"padding size {len(pads)} for a {input.ndim}-D input")
+        raise NotImplementedError(f"pad: padding size {len(pads)} is not supported for "
+                                  f"{input.ndim}D input with mode '{mode}': pad the last 1, 2 "
+                                  f"or 3 dims (padding size 2, 4 or 6) of an input with 1 or "
+                                  f"2 more dims")
     from .creation import tensor     # creation imports this module
     out = input
     for i in range(dims):
@@ -328,9 +328,7 @@ def pad(input, pad, mode="constant", value=None):
 
 def _reflect_index(n, before, after, dim, shape):
     if before >= n or after >= n:
-        raise RuntimeError(f"pad: padding size should be less than the corresponding input "
-                           f"dimension, but got padding ({before}, {after}) at dimension "
-                           f"{dim} of input {list(shape)}")
+        _too_wide("reflect", before, after, dim, n - 1, n)
     i = _pad_positions(n, before, after)
     return [-j if j < 0 else 2 * (n - 1) - j if j >= n else j for j in i]
 
@@ -341,14 +339,17 @@ def _replicate_index(n, before, after, dim, shape):
 
 def _circular_index(n, before, after, dim, shape):
     if before > n or after > n:
-        raise RuntimeError(f"pad: padding value causes wrapping around more than once: "
-                           f"padding ({before}, {after}) at dimension {dim} of input "
-                           f"{list(shape)}")
+        _too_wide("circular", before, after, dim, n, n)
     lo, hi = max(-before, 0), n - max(-after, 0)        # wrap within what cropping keeps
     if hi <= lo:
         raise RuntimeError(f"pad: negative padding ({before}, {after}) at dimension {dim} "
                            f"crops all of input {list(shape)}: nothing is left to wrap")
     return [lo + (j - lo) % (hi - lo) for j in _pad_positions(n, before, after)]
+
+
+def _too_wide(mode, before, after, dim, limit, n):
+    raise RuntimeError(f"pad: with mode '{mode}', padding ({before}, {after}) at dimension "
+                       f"{dim} should be at most {limit} for its size {n}")
 
 
 def _pad_positions(n, before, after):

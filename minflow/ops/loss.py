@@ -305,8 +305,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 # ---- regression losses (composites) ----------------------------------------------------
 
+def _check_floating(name, input, target):
+    """Integer input and target would give an integer loss: refused, as torch does."""
+    if not (input.dtype.is_floating_point or target.dtype.is_floating_point):
+        raise RuntimeError(f"{name}: expected a floating point input or target, got "
+                           f"{input.dtype.name} and {target.dtype.name}")
+
+
 def _pointwise(name, diff_fn, input, target, size_average, reduce, reduction, weight):
     reduction = _reduction(name, size_average, reduce, reduction)
+    _check_floating(name, input, target)
     if tuple(target.shape) != tuple(input.shape):
         try:
             infer.broadcast_shapes(tuple(input.shape), tuple(target.shape))
@@ -422,6 +430,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     elif reduction not in _REDUCTIONS + ("batchmean",):
         raise ValueError(f"kl_div: reduction must be one of {list(_REDUCTIONS)} or "
                          f"'batchmean', got {reduction!r}")
+    infer.check_broadcast("kl_div", input=input, target=target)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError(f"kl_div: Integral inputs not supported: expected floating point "
+                           f"input and target, got {input.dtype.name} and {target.dtype.name}")
     if reduction == "mean":
         warnings.warn("kl_div: reduction='mean' divides the total loss by both the batch size "
                       "and the support size; 'batchmean' divides only by the batch size, and "
@@ -468,6 +480,9 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     [1.0, 0.0]
     """
     reduction = _reduction("margin_ranking_loss", size_average, reduce, reduction)
+    if not (input1.dtype.is_floating_point or input2.dtype.is_floating_point):
+        raise RuntimeError(f"margin_ranking_loss: expected floating point inputs, got "
+                           f"{input1.dtype.name} and {input2.dtype.name}")
     if not input1.ndim == input2.ndim == target.ndim:
         raise RuntimeError(f"margin_ranking_loss: All input tensors should have same dimension "
                            f"but got sizes: input1: {list(input1.shape)}, input2: "

@@ -4,6 +4,8 @@
 vector. The norms of minflow.linalg are composites (minflow/linalg.py).
 Kernels: kernels/generic/matrix.py; grad functions: autograd/grads/matrix.py.
 """
+import numbers
+
 from ..core import dtype as dtypes
 from ..core.dispatch import apply
 from ..core.functional import public
@@ -119,6 +121,22 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if m.ndim != 2:
             raise RuntimeError(f"addmm: {name} must be a matrix, got {m.ndim}-D")
+    for name, value in (("beta", beta), ("alpha", alpha)):
+        if not isinstance(value, numbers.Number):
+            raise TypeError(f"addmm: expected {name} to be a number, got "
+                            f"{type(value).__name__}")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"addmm: mat1 and mat2 shapes cannot be multiplied "
+                           f"({mat1.shape[0]}x{mat1.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    shape = (mat1.shape[0], mat2.shape[1])
+    try:
+        fits = infer.broadcast_shapes(tuple(input.shape), shape) == shape
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"addmm: expected input to broadcast to the product's shape "
+                           f"{list(shape)}, got {list(input.shape)}")
     product = F.mm(mat1, mat2)
     if alpha != 1:
         product = F.mul(product, alpha)

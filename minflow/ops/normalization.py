@@ -14,6 +14,11 @@ from .nn import batch_norm, layer_norm
 __all__ = ["group_norm", "instance_norm"]
 
 
+def _check_floating(fn, input):
+    if not input.dtype.is_floating_point:
+        raise TypeError(f"{fn}: expected a floating point input, got {input.dtype.name}")
+
+
 def _per_channel(fn, out, input, weight, bias):
     """out * weight + bias with (C,) weight and bias along dim 1 of input's shape."""
     channels = input.shape[1]
@@ -47,6 +52,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if not isinstance(input, Tensor) or input.ndim < 2:
         raise RuntimeError(f"group_norm: expected input of shape (N, C, *), got "
                            f"{getattr(input, 'shape', input)!r}")
+    _check_floating("group_norm", input)
     shape = tuple(input.shape)
     if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups <= 0 \
             or shape[1] % num_groups:
@@ -75,6 +81,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if not isinstance(input, Tensor) or input.ndim < 3:
         raise RuntimeError(f"instance_norm: expected input of shape (N, C, L) or (N, C, H, W), "
                            f"got {getattr(input, 'shape', input)!r}")
+    _check_floating("instance_norm", input)
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     shape = tuple(input.shape)

@@ -9,6 +9,7 @@ parameter under no_grad; the kernels (kernels/generic/optim.py) do the arithmeti
                    differ only in where weight decay enters)
   rmsprop_update   alpha, centered, momentum
   adagrad_update   lr_decay
+  adadelta_update  rho
 
 Inputs marked mutable (``param!`` in docs/ops.md) are written in place; the one output,
 ``param_out``, is ``param``'s own storage. The functions here bump the version counter of
@@ -28,8 +29,8 @@ from ..core.dispatch import apply
 from ..core.tensor import Tensor
 from .registry import REQUIRED, Attr, Input, define_op
 
-__all__ = ["sgd_update", "sgd_update_foreach", "adam_update", "rmsprop_update", "adagrad_update",
-           "group_attrs"]
+__all__ = ["sgd_update", "sgd_update_foreach", "adam_update", "rmsprop_update",
+           "adagrad_update", "adadelta_update", "group_attrs"]
 
 TRAITS = ("no_grad", "opaque")     # not no_side_effect: graph passes must keep them
 
@@ -379,3 +380,48 @@ def adagrad_update(param, grad, state_sum, step, *, lr, lr_decay=0.0, weight_dec
     return _run(ADAGRAD_UPDATE, (param, grad, state_sum, step), {
         "lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay, "eps": eps,
         "maximize": maximize}, (0, 2, 3))
+
+
+# ---- adadelta_update -------------------------------------------------------------------
+
+def _adadelta_infer(param, grad, square_avg, acc_delta, step, lr_tensor, lr, rho, eps,
+                    weight_decay, maximize):
+    _check_param(param)
+    _like_param(param, grad, "grad")
+    _check_lr(lr_tensor)
+    _like_param(param, square_avg, "square_avg")
+    _like_param(param, acc_delta, "acc_delta")
+    _check_step(step)
+    return param._data.shape, param.dtype
+
+
+ADADELTA_UPDATE = define_op(
+    "adadelta_update",
+    [_mutable("param"), "grad", _mutable("square_avg"), _mutable("acc_delta"), _mutable("step"),
+     LR],
+    ["param_out"], infer=_adadelta_infer, traits=TRAITS,
+    attrs=[Attr("lr", "float", min=0.0), Attr("rho", "float", 0.9, min=0.0, max=1.0),
+           Attr("eps", "float", 1e-6, min=0.0), Attr("weight_decay", "float", 0.0, min=0.0),
+           Attr("maximize", "bool", False)],
+    doc="Adadelta step in place: step += 1; v = rho v + (1 - rho) g^2; delta = sqrt(u + eps) "
+        "/ sqrt(v + eps) * g; u = rho u + (1 - rho) delta^2; param -= lr * delta.")
+
+
+def adadelta_update(param, grad, square_avg, acc_delta, step, *, lr, rho=0.9, eps=1e-6,
+                    weight_decay=0.0, maximize=False):
+    """adadelta_update(param, grad, square_avg, acc_delta, step, *, lr, rho=0.9, ...) -> param
+
+    One Adadelta step, in place, as torch.optim.Adadelta: step += 1;
+    g = grad (+ weight_decay * param); v = rho v + (1 - rho) g^2;
+    delta = sqrt(u + eps) / sqrt(v + eps) * g; u = rho u + (1 - rho) delta^2;
+    param -= lr * delta (v: ``square_avg``, u: ``acc_delta``).
+
+    >>> p, step = minflow.tensor([1.0]), minflow.tensor(0.0)
+    >>> v, u = minflow.zeros(1), minflow.zeros(1)
+    >>> g = minflow.tensor([2.0])
+    >>> round(minflow.ops.optim.adadelta_update(p, g, v, u, step, lr=1.0).item(), 6)
+    0.996838
+    """
+    return _run(ADADELTA_UPDATE, (param, grad, square_avg, acc_delta, step), {
+        "lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
+        "maximize": maximize}, (0, 2, 3, 4))

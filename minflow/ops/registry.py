@@ -9,8 +9,8 @@ from ..core.device import Device
 
 import sys
 
-__all__ = ["Input", "Attr", "OpDef", "define_op", "get_op", "all_ops", "remove_op", "REQUIRED",
-           "TRAITS"]
+__all__ = ["Input", "Attr", "AttrValueError", "OpDef", "define_op", "get_op", "all_ops",
+           "remove_op", "REQUIRED", "TRAITS"]
 
 TRAITS = frozenset({
     "no_grad",          # not differentiable: outputs never require grad
@@ -23,6 +23,16 @@ TRAITS = frozenset({
 })
 
 REQUIRED = type("REQUIRED", (), {"__repr__": lambda self: "REQUIRED"})()
+
+
+class AttrValueError(ValueError, RuntimeError):
+    """An attr of the right type but out of range or not among its choices.
+
+    NOTE: both a ValueError and a RuntimeError (as numpy's AxisError is both a ValueError
+    and an IndexError): torch raises RuntimeError for such arguments from its C++ checks
+    (``topk(x, -1)``, ``randperm(-1)``) and ValueError from its Python ones, so code
+    written against torch catches either.
+    """
 
 
 class Input:
@@ -122,12 +132,12 @@ class Attr:
                             f"{' or None' if self.optional else ''}, got {value!r} "
                             f"({type(value).__name__})")
         if self.choices is not None and value not in self.choices:
-            raise ValueError(f"{self._where(op_name)} expected one of {list(self.choices)}, "
-                             f"got {value!r}")
+            raise AttrValueError(f"{self._where(op_name)} expected one of "
+                                 f"{list(self.choices)}, got {value!r}")
         if self.min is not None and value < self.min:
-            raise ValueError(f"{self._where(op_name)} expected >= {self.min}, got {value!r}")
+            raise AttrValueError(f"{self._where(op_name)} expected >= {self.min}, got {value!r}")
         if self.max is not None and value > self.max:
-            raise ValueError(f"{self._where(op_name)} expected <= {self.max}, got {value!r}")
+            raise AttrValueError(f"{self._where(op_name)} expected <= {self.max}, got {value!r}")
         return value
 
     def _where(self, op_name):

@@ -92,6 +92,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     >>> minflow.multinomial(minflow.tensor([0.0, 1.0, 0.0]), 2, replacement=True).tolist()
     [1, 1]
     """
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial: only floating point weights are supported, got "
+                           f"input of dtype {input.dtype.name}")
     return apply(MULTINOMIAL, (input,), {"num_samples": num_samples,
                                          "replacement": replacement, "generator": generator})
 

@@ -192,7 +192,12 @@ def roll(input, shifts, dims=None):
     >>> minflow.roll(minflow.tensor([1, 2, 3, 4]), 1).tolist()
     [4, 1, 2, 3]
     """
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    shifts = (shifts,) if isinstance(shifts, int) else shifts
+    if not (isinstance(shifts, (tuple, list)) and
+            all(isinstance(s, int) and not isinstance(s, bool) for s in shifts)):
+        raise TypeError(f"roll: expected shifts to be an int or a sequence of ints, got "
+                        f"{shifts!r}")
+    shifts = tuple(shifts)
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"roll: with dims=None expected one shift, got {list(shifts)}")

@@ -1,8 +1,10 @@
 """More elementwise math: trunc, erf, erfinv, atan2, and composites built on ops
-(frac, lerp, isclose, allclose, equal).
+(frac, lerp, addcmul, addcdiv, isclose, allclose, equal).
 
 Kernels: kernels/generic/special.py; grad functions: autograd/grads/special.py.
 """
+import numbers
+
 from ..core import dtype as dtypes
 from ..core.functional import generate_function, make_inplace, public
 from ..core.inplace import write_out
@@ -77,6 +79,10 @@ def lerp(input, end, weight, *, out=None):
                            f"{input.dtype.name}, got {got}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"lerp: expected a floating point input, got {input.dtype.name}")
+    if isinstance(weight, Tensor) and weight.dtype is not input.dtype:
+        raise RuntimeError(f"lerp: expected weight to be a number or a tensor of input's dtype "
+                           f"{input.dtype.name}, got {weight.dtype.name}")
+    infer.check_broadcast("lerp", input=input, end=end, weight=weight)
     diff = F.sub(end, input)
     if isinstance(weight, Tensor):
         small = F.lt(F.abs(weight), 0.5)
@@ -90,6 +96,57 @@ def lerp(input, end, weight, *, out=None):
 
 
 make_inplace(lerp, "lerp_")
+
+
+def _check_value(fn, input, tensor1, tensor2, value):
+    if not isinstance(value, numbers.Number):
+        raise TypeError(f"{fn}: expected value to be a number, got {type(value).__name__}")
+    for name, t in (("tensor1", tensor1), ("tensor2", tensor2)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{fn}: expected {name} to be a Tensor, got {type(t).__name__}")
+    infer.check_broadcast(fn, input=input, tensor1=tensor1, tensor2=tensor2)
+
+
+@public(method=True)
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor
+
+    input + value * tensor1 * tensor2 (all broadcast), the product taken as torch does:
+    (value * tensor1) * tensor2.
+
+    >>> minflow.addcmul(minflow.ones(2), minflow.tensor([1.0, 2.0]), minflow.tensor([3.0, 4.0]),
+    ...                 value=0.5).tolist()
+    [2.5, 5.0]
+    """
+    _check_value("addcmul", input, tensor1, tensor2, value)
+    result = F.add(input, F.mul(F.mul(tensor1, value), tensor2))
+    return result if out is None else write_out(result, out, "addcmul")
+
+
+make_inplace(addcmul, "addcmul_")
+
+
+@public(method=True)
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor
+
+    input + value * tensor1 / tensor2 (all broadcast), as (value * tensor1) / tensor2;
+    integer tensor1 and tensor2 are refused, as torch does.
+
+    >>> minflow.addcdiv(minflow.ones(2), minflow.tensor([1.0, 2.0]), minflow.tensor([4.0, 4.0]),
+    ...                 value=2).tolist()
+    [1.5, 2.0]
+    """
+    _check_value("addcdiv", input, tensor1, tensor2, value)
+    if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
+        raise RuntimeError(f"addcdiv: integer division is not supported; expected a floating "
+                           f"point tensor1 or tensor2, got {tensor1.dtype.name} and "
+                           f"{tensor2.dtype.name}")
+    result = F.add(input, F.div(F.mul(tensor1, value), tensor2))
+    return result if out is None else write_out(result, out, "addcdiv")
+
+
+make_inplace(addcdiv, "addcdiv_")
 
 
 @public(method=True)
@@ -109,6 +166,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if rtol < 0 or atol < 0:
         raise RuntimeError(f"isclose: expected rtol and atol >= 0, got rtol={rtol}, "
                            f"atol={atol}")
+    infer.check_broadcast("isclose", input=input, other=other)
     same = F.eq(input, other)
     if not input.dtype.is_floating_point:
         if input.dtype is dtypes.bool or (rtol == 0 and atol == 0):

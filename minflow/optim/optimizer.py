@@ -213,3 +213,10 @@ def check_nonnegative(**values):
         if not 0.0 <= value:
             label = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")
             raise ValueError(f"Invalid {label}: {value}")
+
+
+def check_betas(betas):
+    """Raise torch's ``Invalid beta parameter at index i`` unless both betas are in [0, 1)."""
+    for i in (0, 1):
+        if not 0.0 <= betas[i] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")

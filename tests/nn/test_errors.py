@@ -13,8 +13,9 @@ import minflow.nn as nn
      r"conv2d: .*expected input\[1, 2, 5, 5\] to have 3 channels, but got 2 channels"),
     (lambda: nn.Conv2d(3, 4, 3, groups=2), ValueError,
      r"Conv2d: in_channels \(3\) and out_channels \(4\) must be divisible by groups \(2\)"),
-    (lambda: nn.Conv2d(3, 4, 3, padding_mode="reflect"), NotImplementedError,
-     r"Conv2d: padding_mode='reflect' is not supported"),
+    (lambda: nn.Conv2d(3, 4, 3, padding_mode="mirror"), ValueError,
+     r"Conv2d: padding_mode must be one of \['zeros', 'reflect', 'replicate', 'circular'\], "
+     r"but got padding_mode='mirror'"),
     (lambda: nn.Conv2d(3, 4, 3, padding="full"), ValueError, r"invalid padding string"),
     (lambda: nn.Conv1d(3, 4, (3, 3)), ValueError,
      r"Conv1d: expected kernel_size to be an int or a tuple of 1 ints, got \(3, 3\)"),

@@ -20,6 +20,10 @@ def _layers():
             for with_state in (False, True):
                 cases.append((mode, kwargs, with_state))
     cases.append(("RNN", {"nonlinearity": "relu", "num_layers": 2}, True))
+    for with_state in (False, True):
+        cases.append(("LSTM", {"proj_size": 2}, with_state))
+        cases.append(("LSTM", {"proj_size": 3, "num_layers": 2, "bidirectional": True,
+                               "batch_first": True}, with_state))
     return cases
 
 
@@ -58,8 +62,8 @@ def test_layer_matches_torch(case):
     shape = (N, L, IN) if kwargs.get("batch_first") else (L, N, IN)
     x = rng.randn(*shape)
     layers = kwargs.get("num_layers", 1) * (2 if kwargs.get("bidirectional") else 1)
-    states = [rng.randn(layers, N, H) for _ in range(2 if mode == "LSTM" else 1)] \
-        if with_state else []
+    sizes = [kwargs.get("proj_size") or H] + ([H] if mode == "LSTM" else [])
+    states = [rng.randn(layers, N, size) for size in sizes] if with_state else []
     for a, b in zip(_run(minflow, ours, x, states), _run(torch, theirs, x, states)):
         assert a.shape == b.shape
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
@@ -121,7 +125,8 @@ def test_cell_matches_torch(name, kwargs, batched, with_state):
 BUILDS = [lambda L: L.nn.RNN(3, 4), lambda L: L.nn.RNN(3, 4, 2, "relu", False, True, 0.1, True),
           lambda L: L.nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True,
                               dropout=0.1),
-          lambda L: L.nn.GRU(3, 4, bias=False), lambda L: L.nn.RNNCell(3, 4, nonlinearity="relu"),
+          lambda L: L.nn.GRU(3, 4, bias=False), lambda L: L.nn.LSTM(3, 4, proj_size=2),
+          lambda L: L.nn.RNNCell(3, 4, nonlinearity="relu"),
           lambda L: L.nn.LSTMCell(3, 4, bias=False), lambda L: L.nn.GRUCell(3, 4)]
 
 
@@ -154,8 +159,19 @@ def test_float32_and_errors():
         minflow.nn.RNN(IN, H, nonlinearity="gelu")
     with pytest.raises(ValueError, match="dropout should be a number in range"):
         minflow.nn.LSTM(IN, H, dropout=1.5)
-    with pytest.raises(NotImplementedError, match="proj_size"):
-        minflow.nn.LSTM(IN, H, proj_size=2)
+    with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+        minflow.nn.LSTM(IN, H, proj_size=H)
+    with pytest.raises(ValueError, match="proj_size should be a positive integer or zero"):
+        minflow.nn.LSTM(IN, H, proj_size=-1)
+    with pytest.raises(ValueError, match="input_size must be greater than zero, got 0"):
+        minflow.nn.GRU(0, H)
+    with pytest.raises(TypeError, match="RNN: hidden_size should be of type int, got: float"):
+        minflow.nn.RNN(IN, 4.5)
+    with pytest.raises(TypeError, match="LSTMCell: expected hx to be a tuple"):
+        minflow.nn.LSTMCell(IN, H)(minflow.ones(2, IN), minflow.ones(2, H))
+    with pytest.raises(ValueError, match=r"LSTM input dtype \(minflow.float64\) does not "
+                                         r"match weight dtype \(minflow.float32\)"):
+        lstm(minflow.ones(L, N, IN, dtype=minflow.float64))
     with pytest.raises(RuntimeError, match="GRUCell: input has inconsistent input_size: got 3"):
         minflow.nn.GRUCell(IN, H)(minflow.ones(2, 3))
 

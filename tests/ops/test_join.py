@@ -65,8 +65,8 @@ ERRORS = [
     (lambda m, x: m.nn.functional.pad(x, (1,) * 6), RuntimeError, "padding length 6 and input "
      "of dimension 2", True),
     (lambda m, x: m.nn.functional.pad(x, (-2, -2)), RuntimeError, "negative output size", True),
-    (lambda m, x: m.nn.functional.pad(x, (1, 1), mode="reflect", value=1.0), RuntimeError,
-     "doesn't take in value argument", True),
+    (lambda m, x: m.nn.functional.pad(x, (3, 3), mode="reflect"), RuntimeError,
+     "pad: with mode 'reflect', padding \\(3, 3\\) at dimension 1 should be at most 2", True),
     (lambda m, x: m.nn.functional.pad(x, (1, 1), mode="wrap"), NotImplementedError,
      "Unrecognised padding mode wrap", True),
 ]

@@ -22,6 +22,8 @@ def _schedulers(module):
                                                       lambda e: 0.95 ** e]),
         "LinearLR": lambda opt: module.LinearLR(opt, start_factor=0.25, end_factor=0.9,
                                                 total_iters=12),
+        "CosineAnnealingWarmRestarts": lambda opt: module.CosineAnnealingWarmRestarts(
+            opt, T_0=3, T_mult=2, eta_min=0.01),
         "OneCycleLR-cos": lambda opt: module.OneCycleLR(opt, max_lr=[1.0, 0.5],
                                                         total_steps=STEPS + 1),
         "OneCycleLR-linear": lambda opt: module.OneCycleLR(
@@ -158,3 +160,27 @@ def test_errors():
         sched.step()
     with pytest.raises(ValueError, match="Factor should be < 1.0"):
         lr_scheduler.ReduceLROnPlateau(opt, factor=1.0)
+
+
+def test_warm_restarts_fractional_epochs_match_torch():
+    lrs = []
+    for lib in (torch, minflow):
+        opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.5)
+        sched = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=3)
+        values = []
+        for epoch in [0.5, 1.75, 2.0, 7.25, 7.0, 30.5]:
+            sched.step(epoch)
+            values.append((sched.get_last_lr()[0], sched.last_epoch, sched.T_i))
+        lrs.append(values)
+    assert lrs[0] == lrs[1]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"T_0": 0}, "Expected positive integer T_0, but got 0"),
+    ({"T_0": 2, "T_mult": 0}, "Expected integer T_mult >= 1, but got 0"),
+    ({"T_0": 2, "eta_min": "0"}, "Expected float or int eta_min"),
+])
+def test_warm_restarts_errors(kwargs, match):
+    opt = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=0.5)
+    with pytest.raises(ValueError, match=match):
+        lr_scheduler.CosineAnnealingWarmRestarts(opt, **kwargs)

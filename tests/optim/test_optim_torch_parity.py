@@ -36,7 +36,19 @@ CASES = (
                                         maximize=[False, True])]
     + [("Adagrad", c) for c in _product(lr=[0.1], lr_decay=[0, 0.1], weight_decay=[0, 0.1],
                                         initial_accumulator_value=[0, 0.5],
-                                        eps=[1e-10, 1e-3], maximize=[False, True])])
+                                        eps=[1e-10, 1e-3], maximize=[False, True])]
+    + [("Adadelta", c) for c in _product(lr=[1.0, 0.1], rho=[0.9, 0.5], eps=[1e-6, 1e-2],
+                                         weight_decay=[0, 0.1], maximize=[False, True])]
+    + [("Adamax", c) for c in _product(lr=[0.01], betas=[(0.9, 0.999), (0.3, 0.5)],
+                                       eps=[1e-8, 0.5], weight_decay=[0, 0.1],
+                                       maximize=[False, True])]
+    + [("NAdam", c) for c in _product(lr=[0.01], betas=[(0.9, 0.999), (0.3, 0.5)],
+                                      weight_decay=[0, 0.1], momentum_decay=[4e-3, 0.5],
+                                      decoupled_weight_decay=[False, True],
+                                      maximize=[False, True])]
+    + [("RAdam", c) for c in _product(lr=[0.01], betas=[(0.9, 0.999), (0.3, 0.5)],
+                                      weight_decay=[0, 0.1], decoupled_weight_decay=[False, True],
+                                      maximize=[False, True])])
 
 
 def _case_id(case):
@@ -80,7 +92,8 @@ def test_matches_torch(case, dtype):
     _run_side_by_side(*case, dtype)
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
+                                  "Adamax", "NAdam", "RAdam"])
 def test_per_group_options_match_torch(name):
     options = {"SGD": {"momentum": 0.9}, "RMSprop": {"momentum": 0.5}}.get(name, {})
 
@@ -90,7 +103,8 @@ def test_per_group_options_match_torch(name):
     _run_side_by_side(name, dict(options, lr=0.01), np.float64, groups)
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+                                  "NAdam", "RAdam"])
 def test_params_without_grad_are_skipped_as_torch(name):
     values = initial_values(np.float64)
     mf_params, t_params = minflow_params(values), [torch.tensor(v, requires_grad=True)
@@ -108,7 +122,8 @@ def test_params_without_grad_are_skipped_as_torch(name):
     assert mf_params[2].detach().numpy() == values[2]
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
+                                  "Adamax", "NAdam", "RAdam"])
 def test_repr_and_state_dict_layout_match_torch(name):
     values = initial_values(np.float64)
     mf_params, t_params = minflow_params(values), [torch.tensor(v, requires_grad=True)
@@ -143,7 +158,12 @@ def test_error_messages_match_torch():
              ("Adam", {"betas": (0.9, -0.1)}), ("Adam", {"weight_decay": -1}),
              ("AdamW", {"lr": -0.5}), ("RMSprop", {"alpha": -1}), ("RMSprop", {"momentum": -1}),
              ("RMSprop", {"eps": -1}), ("Adagrad", {"lr_decay": -1}),
-             ("Adagrad", {"initial_accumulator_value": -1}), ("Adagrad", {"eps": -1})]
+             ("Adagrad", {"initial_accumulator_value": -1}), ("Adagrad", {"eps": -1}),
+             ("Adadelta", {"lr": -1}), ("Adadelta", {"rho": 1.5}), ("Adadelta", {"rho": -0.1}),
+             ("Adadelta", {"eps": -1}), ("Adadelta", {"weight_decay": -1}),
+             ("Adamax", {"betas": (1.0, 0.9)}), ("Adamax", {"eps": -1}),
+             ("NAdam", {"momentum_decay": -1}), ("NAdam", {"betas": (0.9, 1.0)}),
+             ("RAdam", {"lr": -1}), ("RAdam", {"weight_decay": -1})]
     for name, options in cases:
         with pytest.raises(ValueError) as expected:
             getattr(torch.optim, name)([tp], **options)

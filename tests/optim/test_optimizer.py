@@ -14,6 +14,10 @@ OPTIMIZERS = {
     "AdamW": lambda p: minflow.optim.AdamW(p, lr=0.01),
     "RMSprop": lambda p: minflow.optim.RMSprop(p, momentum=0.5, centered=True),
     "Adagrad": lambda p: minflow.optim.Adagrad(p, lr_decay=0.1),
+    "Adadelta": lambda p: minflow.optim.Adadelta(p, rho=0.5, weight_decay=0.1),
+    "Adamax": lambda p: minflow.optim.Adamax(p, weight_decay=0.1),
+    "NAdam": lambda p: minflow.optim.NAdam(p, decoupled_weight_decay=True, weight_decay=0.1),
+    "RAdam": lambda p: minflow.optim.RAdam(p, weight_decay=0.1),
 }
 
 
@@ -153,7 +157,9 @@ def test_state_dict_layout():
     assert sd["param_groups"][1]["lr"] == 0.1
 
 
-@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+# NOTE: not NAdam: loading casts its float32 ``mu_product`` to the float64 parameters' dtype
+# (as torch does), so the continued run is close but not bit-identical
+@pytest.mark.parametrize("name", sorted(set(OPTIMIZERS) - {"NAdam"}))
 def test_state_dict_round_trip_continues_identically(name):
     grads = gradients(np.float64, 6)
     first_params = _params()

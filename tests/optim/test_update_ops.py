@@ -5,6 +5,7 @@ import pytest
 
 import minflow
 from minflow.ops import optim as ops
+from minflow.ops import optim_adam
 
 DTYPES = [minflow.float16, minflow.float32, minflow.float64]
 P, G = np.array([1.0, -2.0, 0.5]), np.array([0.5, 0.25, -1.0])
@@ -37,8 +38,31 @@ def _adagrad(dtype, device):
     return ops.adagrad_update, [s, step], {"lr": 0.5}, P - 0.5 * G / np.sqrt(1 + G * G)
 
 
+def _adadelta(dtype, device):
+    v, u = _t(np.zeros(3), dtype, device), _t(np.ones(3), dtype, device)
+    step = _t(0.0, minflow.float32, device)
+    # v = 0.5 g^2; delta = sqrt(1 + eps) / sqrt(v + eps) * g; param -= 0.5 * delta
+    eps = 1e-6
+    return ops.adadelta_update, [v, u, step], {"lr": 0.5, "rho": 0.5}, \
+        P - 0.5 * np.sqrt(1 + eps) / np.sqrt(0.5 * G * G + eps) * G
+
+
+def _adamax(dtype, device):
+    m, u = _t(np.zeros(3), dtype, device), _t(np.zeros(3), dtype, device)
+    return optim_adam.adamax_update, [m, u, _t(0.0, minflow.float32, device)], {"lr": 0.1}, \
+        P - 0.1 * np.sign(G)
+
+
+def _radam(dtype, device):
+    # the first step is plain momentum (rho_1 = 1 <= 5): param -= lr * m / (1 - beta1)
+    m, v = _t(np.zeros(3), dtype, device), _t(np.zeros(3), dtype, device)
+    return optim_adam.radam_update, [m, v, _t(0.0, minflow.float32, device)], {"lr": 0.1}, \
+        P - 0.1 * G
+
+
 CASES = {"sgd_update": _sgd, "adam_update": _adam, "rmsprop_update": _rmsprop,
-         "adagrad_update": _adagrad}
+         "adagrad_update": _adagrad, "adadelta_update": _adadelta, "adamax_update": _adamax,
+         "radam_update": _radam}
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)

@@ -174,3 +174,28 @@ def adagrad_update(xp, param, grad, state_sum, step, lr_tensor, lr, lr_decay, we
     std += eps
     _addcdiv_(xp, param, -clr, g, std, g if owned else None)
     return param
+
+
+@register_kernel("adadelta_update", BOTH, FLOATS)
+def adadelta_update(xp, param, grad, square_avg, acc_delta, step, lr_tensor, lr, rho, eps,
+                    weight_decay, maximize):
+    if lr_tensor is not None:       # graph mode: lr fed as a 0-d tensor per call
+        lr = float(lr_tensor)
+    step += 1
+    g, owned = _decayed(xp, param, grad, weight_decay, maximize)
+    square_avg *= rho
+    scratch = xp.multiply(g, 1 - rho, out=xp.empty_like(param))     # addcmul: (value * g) * g
+    scratch *= g
+    square_avg += scratch
+    std = xp.add(square_avg, eps, out=scratch)
+    xp.sqrt(std, out=std)
+    delta = xp.add(acc_delta, eps, out=xp.empty_like(param))
+    xp.sqrt(delta, out=delta)
+    delta /= std
+    delta *= g
+    acc_delta *= rho
+    xp.multiply(delta, 1 - rho, out=scratch)
+    scratch *= delta
+    acc_delta += scratch
+    _add_scaled_(xp, param, delta, -lr, True)
+    return param

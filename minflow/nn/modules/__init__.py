@@ -2,21 +2,27 @@
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .linear import Identity, Linear
-from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .pooling import (MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, MaxPool1d,
-                      AvgPool1d)
+                      AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d)
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .normalization import LayerNorm, GroupNorm
+from .normalization import LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d
+from .padding import (ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, ReflectionPad1d,
+                      ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, CircularPad1d,
+                      CircularPad2d)
 from .dropout import Dropout, Dropout2d
 from .sparse import Embedding
 from .flatten import Flatten, Unflatten
 from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softmax,
                          LogSoftmax, Softplus, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish,
-                         LogSigmoid, Softsign)
+                         LogSigmoid, Softsign, PReLU, GLU)
 from .attention import MultiheadAttention
-from .transformer import TransformerEncoderLayer, TransformerEncoder
+from .transformer import (TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
+                          TransformerDecoder, Transformer)
 from .loss import (L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
-                   SmoothL1Loss, HuberLoss, KLDivLoss, SoftMarginLoss, MarginRankingLoss)
+                   SmoothL1Loss, HuberLoss, KLDivLoss, SoftMarginLoss, MarginRankingLoss,
+                   HingeEmbeddingLoss, CosineEmbeddingLoss, TripletMarginLoss,
+                   MultiLabelSoftMarginLoss)
 from .distance import CosineSimilarity, PairwiseDistance
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
@@ -32,4 +38,10 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "Hardsigmoid", "Hardswish", "Mish", "LogSigmoid", "Softsign", "SmoothL1Loss",
            "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss", "CosineSimilarity",
            "PairwiseDistance", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
-           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+           "ConvTranspose1d", "InstanceNorm1d", "InstanceNorm2d", "ConstantPad1d",
+           "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "TransformerDecoderLayer",
+           "TransformerDecoder", "Transformer", "ReflectionPad1d", "ReflectionPad2d",
+           "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "PReLU",
+           "GLU", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "HingeEmbeddingLoss",
+           "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss"]

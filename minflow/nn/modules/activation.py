@@ -3,11 +3,14 @@
 (MultiheadAttention, which PyTorch also files under activations, is in attention.py.)
 """
 from ...core.namespace import F
+from .. import functional as nnF
+from .. import init
+from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax",
            "LogSoftmax", "Softplus", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish",
-           "LogSigmoid", "Softsign"]
+           "LogSigmoid", "Softsign", "PReLU", "GLU"]
 
 
 def _inplace_repr(inplace, first=False):
@@ -284,3 +287,50 @@ class Softsign(Module):
 
     def forward(self, input):
         return F.softsign(input)
+
+
+class PReLU(Module):
+    """x if x > 0 else a * x with a learnable slope ``a``: one (num_parameters=1) or one
+    per channel, starting at ``init``.
+
+    >>> act = minflow.nn.PReLU()
+    >>> act
+    PReLU(num_parameters=1)
+    >>> act(minflow.tensor([-2.0, 1.0])).tolist()
+    [-0.5, 1.0]
+    """
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(F.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return nnF.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class GLU(Module):
+    """Gated linear unit over ``dim``: a * sigmoid(b) for the two halves a, b.
+
+    >>> minflow.nn.GLU()
+    GLU(dim=-1)
+    >>> minflow.nn.GLU(dim=0)(minflow.ones(4, 3)).shape
+    minflow.Size([2, 3])
+    """
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return nnF.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"

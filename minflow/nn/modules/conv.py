@@ -1,14 +1,17 @@
-"""Conv1d, Conv2d and ConvTranspose2d: (transposed) cross-correlation with learnable
-filters (PyTorch's arguments)."""
+"""Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d: (transposed) cross-correlation
+with learnable filters (PyTorch's arguments)."""
 import math
 
 from ...core.namespace import F
+from ...ops.join import pad
 from .. import init
 from ..parameter import Parameter
 from .linear import uniform_bias_
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 def _ntuple(value, n, where, name):
@@ -22,7 +25,7 @@ def _ntuple(value, n, where, name):
 
 
 class _ConvNd(Module):
-    """The shared part of Conv1d / Conv2d / ConvTranspose2d: arguments, parameters, init
+    """The shared part of the conv layers: arguments, parameters, init
     and repr. A transposed conv's weight is (in, out / groups, k...), as torch's."""
 
     _dims = 0
@@ -35,10 +38,9 @@ class _ConvNd(Module):
         if groups <= 0 or in_channels % groups or out_channels % groups:
             raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels "
                              f"({out_channels}) must be divisible by groups ({groups})")
-        if padding_mode != "zeros":
-            raise NotImplementedError(
-                f"{name}: padding_mode={padding_mode!r} is not supported (minflow pads with "
-                f"zeros only); use padding_mode='zeros'")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"{name}: padding_mode must be one of {list(_PADDING_MODES)}, but "
+                             f"got padding_mode={padding_mode!r}")
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"{name}: invalid padding string {padding!r}, should be one of "
                              f"['valid', 'same']")
@@ -49,6 +51,7 @@ class _ConvNd(Module):
                                                                          "padding")
         self.dilation = _ntuple(dilation, n, name, "dilation")
         self.padding_mode, self.transposed = padding_mode, self._transposed
+        self._reversed_padding_repeated_twice = self._edge_padding()
         self.output_padding = (0,) * n
         channels = ((in_channels, out_channels // groups) if self._transposed
                     else (out_channels, in_channels // groups))
@@ -59,6 +62,26 @@ class _ConvNd(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+
+    def _edge_padding(self):
+        """F.pad's (last_before, last_after, ...) for ``padding``, used with a padding_mode
+        other than zeros; 'same' splits the total as torch does (the extra one after)."""
+        pads = []
+        for i in reversed(range(self._dims)):
+            if self.padding == "same":
+                total = self.dilation[i] * (self.kernel_size[i] - 1)
+                pads += [total // 2, total - total // 2]
+            else:
+                pads += [0, 0] if self.padding == "valid" else [self.padding[i]] * 2
+        return tuple(pads)
+
+    def _conv_forward(self, function, input):
+        if self.padding_mode == "zeros":
+            return function(input, self.weight, self.bias, self.stride, self.padding,
+                            self.dilation, self.groups)
+        input = pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+        return function(input, self.weight, self.bias, self.stride, 0, self.dilation,
+                        self.groups)
 
     def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -78,6 +101,8 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
@@ -100,8 +125,7 @@ class Conv1d(_ConvNd):
                          groups, bias, padding_mode, device, dtype)
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        return self._conv_forward(F.conv1d, input)
 
 
 class Conv2d(_ConvNd):
@@ -125,11 +149,71 @@ class Conv2d(_ConvNd):
                          groups, bias, padding_mode, device, dtype)
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        return self._conv_forward(F.conv2d, input)
 
 
-class ConvTranspose2d(_ConvNd):
+class _ConvTransposeNd(_ConvNd):
+    """The shared part of ConvTranspose1d / ConvTranspose2d: output_padding, and an
+    ``output_size`` argument to forward that picks it."""
+
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        name = type(self).__name__
+        if isinstance(padding, str):
+            raise ValueError(f"{name}: padding must be an int or a tuple of ints, got "
+                             f"{padding!r}")
+        if padding_mode != "zeros":
+            raise ValueError(f"{name}: only 'zeros' padding mode is supported, got "
+                             f"padding_mode={padding_mode!r}")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)
+        self.output_padding = _ntuple(output_padding, self._dims, name, "output_padding")
+
+    def forward(self, input, output_size=None):
+        output_padding = self.output_padding
+        if output_size is not None:
+            output_padding = self._output_padding(input, output_size)
+        function = F.conv_transpose1d if self._dims == 1 else F.conv_transpose2d
+        return function(input, self.weight, self.bias, self.stride, self.padding,
+                        output_padding, self.groups, self.dilation)
+
+    def _output_padding(self, input, output_size):
+        """The output_padding that makes the output ``output_size`` (its last dims), as
+        torch."""
+        n = self._dims
+        size = tuple(output_size)[-n:]
+        pads = []
+        for i in range(n):
+            smallest = ((input.shape[i - n] - 1) * self.stride[i] - 2 * self.padding[i]
+                        + self.dilation[i] * (self.kernel_size[i] - 1) + 1)
+            extra = size[i] - smallest if len(size) == n else -1
+            if not 0 <= extra < max(self.stride[i], self.dilation[i]):
+                raise ValueError(f"{type(self).__name__}: requested an output size of "
+                                 f"{list(size)}, but valid sizes range from {smallest} to "
+                                 f"{smallest + max(self.stride[i], self.dilation[i]) - 1} in "
+                                 f"dim {i}")
+            pads.append(extra)
+        return tuple(pads)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution (the adjoint of Conv1d) over an (N, C_in, L) input:
+    weight (C_in, C_out / groups, k), initialised as PyTorch's (fan_in from dim 1).
+
+    >>> up = minflow.nn.ConvTranspose1d(4, 2, 3, stride=2)
+    >>> up
+    ConvTranspose1d(4, 2, kernel_size=(3,), stride=(2,))
+    >>> up(minflow.ones(1, 4, 5)).shape
+    minflow.Size([1, 2, 11])
+    """
+
+    _dims = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
     """2-D transposed convolution (the adjoint of Conv2d) over an (N, C_in, H, W) input:
     weight (C_in, C_out / groups, kH, kW), initialised as PyTorch's (fan_in from dim 1).
 
@@ -141,37 +225,3 @@ class ConvTranspose2d(_ConvNd):
     """
 
     _dims = 2
-    _transposed = True
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
-                 device=None, dtype=None):
-        if isinstance(padding, str):
-            raise ValueError(f"ConvTranspose2d: padding must be an int or a pair of ints, got "
-                             f"{padding!r}")
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype)
-        self.output_padding = _ntuple(output_padding, 2, "ConvTranspose2d", "output_padding")
-
-    def forward(self, input, output_size=None):
-        output_padding = self.output_padding
-        if output_size is not None:
-            output_padding = self._output_padding(input, output_size)
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
-                                  output_padding, self.groups, self.dilation)
-
-    def _output_padding(self, input, output_size):
-        """The output_padding that makes the output ``output_size`` (H, W), as torch."""
-        size = tuple(output_size)[-2:]
-        pads = []
-        for i in (0, 1):
-            smallest = ((input.shape[-2 + i] - 1) * self.stride[i] - 2 * self.padding[i]
-                        + self.dilation[i] * (self.kernel_size[i] - 1) + 1)
-            extra = size[i] - smallest if len(size) == 2 else -1
-            if not 0 <= extra < max(self.stride[i], self.dilation[i]):
-                raise ValueError(f"ConvTranspose2d: requested an output size of {list(size)}, "
-                                 f"but valid sizes range from {smallest} to "
-                                 f"{smallest + max(self.stride[i], self.dilation[i]) - 1} in "
-                                 f"dim {i}")
-            pads.append(extra)
-        return tuple(pads)

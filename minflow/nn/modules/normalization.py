@@ -1,11 +1,13 @@
-"""LayerNorm (over the trailing ``normalized_shape`` dims of each sample) and GroupNorm
-(over groups of channels of each sample)."""
+"""LayerNorm (over the trailing ``normalized_shape`` dims of each sample), GroupNorm
+(over groups of channels of each sample) and InstanceNorm1d/2d (over the positions of each
+sample and channel)."""
+from ...core import dtype as dtypes
 from ...core.namespace import F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
 
 
 class LayerNorm(Module):
@@ -86,3 +88,72 @@ class GroupNorm(Module):
     def extra_repr(self):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
                 f"affine={self.affine}, bias={self.bias is not None}")
+
+
+class _InstanceNorm(Module):
+    """The shared part of InstanceNorm1d / InstanceNorm2d: statistics per sample and
+    channel over the positions; optional affine weight and bias, and running statistics
+    (used in eval mode) with ``track_running_stats``."""
+
+    _dims = 0
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        kw = {"device": device, "dtype": dtype}
+        self.register_parameter("weight", Parameter(F.ones(num_features, **kw))
+                                if affine else None)
+        self.register_parameter("bias", Parameter(F.zeros(num_features, **kw))
+                                if affine and bias else None)
+        if track_running_stats:
+            self.register_buffer("running_mean", F.zeros(num_features, **kw))
+            self.register_buffer("running_var", F.ones(num_features, **kw))
+            self.register_buffer("num_batches_tracked",
+                                 F.zeros((), dtype=dtypes.int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def forward(self, input):
+        batched = self._dims + 2
+        if input.ndim not in (batched - 1, batched):
+            raise ValueError(f"{type(self).__name__}: expected {batched - 1}D (unbatched) or "
+                             f"{batched}D (batched) input, got {input.ndim}D input")
+        unbatched = input.ndim == batched - 1
+        if unbatched:
+            input = F.unsqueeze(input, 0)
+        out = F.instance_norm(input, self.running_mean, self.running_var, self.weight,
+                              self.bias, self.training or not self.track_running_stats,
+                              0.0 if self.momentum is None else self.momentum, self.eps)
+        return F.squeeze(out, 0) if unbatched else out
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalization of an (N, C, L) or (C, L) input, per sample and channel.
+
+    >>> norm = minflow.nn.InstanceNorm1d(2)
+    >>> norm
+    InstanceNorm1d(2, eps=1e-05, momentum=0.1, affine=False, bias=False, track_running_stats=False)
+    >>> norm(minflow.tensor([[[1.0, 3.0], [0.0, 4.0]]])).tolist()
+    [[[-0.99999..., 0.99999...], [-0.99999..., 0.99999...]]]
+    """
+
+    _dims = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalization of an (N, C, H, W) or (C, H, W) input, per sample and channel.
+
+    >>> minflow.nn.InstanceNorm2d(3, affine=True)(minflow.randn(2, 3, 4, 4)).shape
+    minflow.Size([2, 3, 4, 4])
+    """
+
+    _dims = 2

@@ -1,10 +1,12 @@
 """Pooling layers: MaxPool2d, AvgPool2d, AdaptiveAvgPool2d and AdaptiveMaxPool2d over
-(N, C, H, W) or (C, H, W) inputs; MaxPool1d and AvgPool1d over (N, C, L) or (C, L)."""
+(N, C, H, W) or (C, H, W) inputs; MaxPool1d, AvgPool1d, AdaptiveAvgPool1d and
+AdaptiveMaxPool1d over (N, C, L) or (C, L)."""
 from ...core.namespace import F
+from .. import functional as nnF
 from .module import Module
 
 __all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d",
-           "AvgPool1d"]
+           "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]
 
 
 class MaxPool2d(Module):
@@ -132,3 +134,39 @@ class AvgPool1d(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool1d(Module):
+    """Mean pooling of the last dim to a fixed ``output_size``.
+
+    >>> minflow.nn.AdaptiveAvgPool1d(2)(minflow.ones(2, 3, 5)).shape
+    minflow.Size([2, 3, 2])
+    """
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return nnF.adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(Module):
+    """Max pooling of the last dim to a fixed ``output_size``.
+
+    >>> minflow.nn.AdaptiveMaxPool1d(1)(minflow.tensor([[[1.0, 3.0, 2.0]]])).tolist()
+    [[[3.0]]]
+    """
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return nnF.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"

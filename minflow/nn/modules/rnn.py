@@ -45,14 +45,39 @@ def _gru_step(x_proj, h, w_hh, b_hh):
     return (F.add(n, F.mul(z, F.sub(h, n))),)
 
 
-def _step_of(mode):
+def _step_of(mode, w_hr=None):
+    """The step function of ``mode``; an LSTM with projections (``w_hr``) returns
+    h' = (o tanh(c')) W_hr^T."""
+    if w_hr is not None:
+        def projected(x_proj, h, c, w_hh, b_hh):
+            h, c = _lstm_step(x_proj, h, c, w_hh, b_hh)
+            return F.linear(h, w_hr), c
+        return projected
     return {"RNN_TANH": _rnn_step(F.tanh), "RNN_RELU": _rnn_step(F.relu), "LSTM": _lstm_step,
             "GRU": _gru_step}[mode]
 
 
-def _check_size(name, tensor, expected):
+def _check_size(module, name, tensor, expected):
     if tuple(tensor.shape) != tuple(expected):
-        raise RuntimeError(f"Expected {name} size {tuple(expected)}, got {list(tensor.shape)}")
+        raise RuntimeError(f"{module}: Expected {name} size {tuple(expected)}, got "
+                           f"{list(tensor.shape)}")
+
+
+def _check_sizes(name, proj_size=0, **sizes):
+    """Each of ``sizes`` a positive int, and proj_size an int in [0, hidden_size), as torch
+    checks them (TypeError for a non-int, ValueError for a bad value)."""
+    for arg, value in dict(sizes, proj_size=proj_size).items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name}: {arg} should be of type int, got: "
+                            f"{type(value).__name__}")
+        if value <= 0 and arg != "proj_size":
+            raise ValueError(f"{name}: {arg} must be greater than zero, got {value}")
+    if proj_size < 0:
+        raise ValueError(f"{name}: proj_size should be a positive integer or zero to disable "
+                         f"projections, got {proj_size}")
+    if proj_size >= sizes.get("hidden_size", proj_size + 1):
+        raise ValueError(f"{name}: proj_size has to be smaller than hidden_size, got "
+                         f"proj_size={proj_size} and hidden_size={sizes['hidden_size']}")
 
 
 class RNNBase(Module):
@@ -76,26 +101,27 @@ class RNNBase(Module):
             warnings.warn(f"dropout option adds dropout after all but last recurrent layer, so "
                           f"non-zero dropout expects num_layers greater than 1, but got "
                           f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
-        for arg, value in (("hidden_size", hidden_size), ("num_layers", num_layers)):
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"{name}: {arg} must be a positive int, got {value!r}")
-        if proj_size:
-            raise NotImplementedError(f"{name}: proj_size={proj_size} is not supported; use "
-                                      f"proj_size=0")
+        _check_sizes(name, proj_size, input_size=input_size, hidden_size=hidden_size,
+                     num_layers=num_layers)
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional = float(dropout), bidirectional
         self.proj_size = proj_size
         gate_size = _GATES[mode] * hidden_size
         directions = 2 if bidirectional else 1
+        out_size = proj_size or hidden_size         # the size of h (and of each output)
         kw = {"device": device, "dtype": dtype}
         for layer in range(num_layers):
-            layer_input = input_size if layer == 0 else hidden_size * directions
+            layer_input = input_size if layer == 0 else out_size * directions
             for suffix in ("", "_reverse")[:directions]:
                 shapes = [("weight_ih", (gate_size, layer_input)),
-                          ("weight_hh", (gate_size, hidden_size))]
+                          ("weight_hh", (gate_size, out_size))]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
                 for param, shape in shapes:
                     setattr(self, f"{param}_l{layer}{suffix}",
                             Parameter(F.empty(*shape, **kw)))
@@ -112,24 +138,32 @@ class RNNBase(Module):
     def _weights(self, layer, suffix):
         get = lambda name: getattr(self, f"{name}_l{layer}{suffix}")  # noqa: E731
         biases = (get("bias_ih"), get("bias_hh")) if self.bias else (None, None)
-        return get("weight_ih"), get("weight_hh"), biases[0], biases[1]
+        w_hr = get("weight_hr") if self.proj_size else None
+        return get("weight_ih"), get("weight_hh"), biases[0], biases[1], w_hr
+
+    def _state_shapes(self, batch):
+        """The shapes of h_0 (and c_0): (layers * directions, N, H_out) and (..., H)."""
+        layers = self.num_layers * (2 if self.bidirectional else 1)
+        shapes = [(layers, batch, self.proj_size or self.hidden_size)]
+        if self.mode == "LSTM":
+            shapes.append((layers, batch, self.hidden_size))
+        return shapes
 
     def _states(self, hx, batch, input, name):
         """The initial states, each (layers * directions, N, H): zeros where hx is None."""
         count = 2 if self.mode == "LSTM" else 1
-        shape = (self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size)
         if hx is None:
-            zeros = F.zeros(*shape, dtype=input.dtype, device=input.device)
-            return [zeros] * count
-        states = list(hx) if self.mode == "LSTM" else [hx]
+            return [F.zeros(*shape, dtype=input.dtype, device=input.device)
+                    for shape in self._state_shapes(batch)]
+        states = list(hx) if self.mode == "LSTM" and isinstance(hx, (tuple, list)) else [hx]
         if len(states) != count or not all(isinstance(s, Tensor) for s in states):
             raise TypeError(f"{name}: expected hx to be "
                             f"{'a tuple (h_0, c_0) of tensors' if count == 2 else 'a tensor'}, "
                             f"got {type(hx).__name__}")
         return states
 
-    def _run_direction(self, x_proj, states, w_hh, b_hh, reverse):
-        step, outputs = _step_of(self.mode), []
+    def _run_direction(self, x_proj, states, w_hh, b_hh, w_hr, reverse):
+        step, outputs = _step_of(self.mode, w_hr), []
         for t in (reversed if reverse else iter)(range(x_proj.shape[0])):
             states = step(x_proj[t], *states, w_hh, b_hh)
             outputs.append(states[0])
@@ -142,6 +176,11 @@ class RNNBase(Module):
         if not isinstance(input, Tensor) or input.ndim not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got "
                              f"{getattr(input, 'ndim', type(input).__name__)}D tensor instead")
+        if input.dtype is not self.weight_ih_l0.dtype:
+            raise ValueError(f"{name} input dtype ({input.dtype}) does not match weight dtype "
+                             f"({self.weight_ih_l0.dtype}). Convert input: "
+                             f"input.to({self.weight_ih_l0.dtype}), or convert model: "
+                             f"model.to({input.dtype})")
         batched = input.ndim == 3
         if not batched:
             input = F.unsqueeze(input, 1)
@@ -155,18 +194,19 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.shape[-1]}")
         states = self._states(hx, input.shape[1], input, name)
         directions = 2 if self.bidirectional else 1
-        for state, what in zip(states, ("hidden", "cell")):
-            _check_size(what, state, (self.num_layers * directions, input.shape[1],
-                                      self.hidden_size))
+        for state, what, shape in zip(states, ("hidden", "cell"),
+                                      self._state_shapes(input.shape[1])):
+            _check_size(name, what, state, shape)
         finals = [[] for _ in states]
         layer_input = input
         for layer in range(self.num_layers):
             outputs = []
             for d, suffix in enumerate(("", "_reverse")[:directions]):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, suffix)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, suffix)
                 index = layer * directions + d
                 out, last = self._run_direction(F.linear(layer_input, w_ih, b_ih),
-                                                [s[index] for s in states], w_hh, b_hh, d == 1)
+                                                [s[index] for s in states], w_hh, b_hh, w_hr,
+                                                d == 1)
                 outputs.append(out)
                 for final, s in zip(finals, last):
                     final.append(s)
@@ -182,6 +222,8 @@ class RNNBase(Module):
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -222,7 +264,8 @@ class LSTM(RNNBase):
     """Long short-term memory: gates i, f, g, o = (sigmoid, sigmoid, tanh, sigmoid) of
     x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh; c_t = f c_{t-1} + i g, h_t = o tanh(c_t).
 
-    Returns (output, (h_n, c_n)); hx is an optional (h_0, c_0).
+    Returns (output, (h_n, c_n)); hx is an optional (h_0, c_0). With ``proj_size`` > 0,
+    h_t = (o tanh(c_t)) W_hr^T has proj_size features (parameters ``weight_hr_l{k}``).
 
     >>> lstm = minflow.nn.LSTM(3, 4, batch_first=True, bidirectional=True)
     >>> out, (h, c) = lstm(minflow.ones(2, 5, 3))
@@ -265,6 +308,7 @@ class RNNCellBase(Module):
 
     def __init__(self, input_size, hidden_size, bias, gates, device=None, dtype=None):
         super().__init__()
+        _check_sizes(type(self).__name__, input_size=input_size, hidden_size=hidden_size)
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         kw = {"device": device, "dtype": dtype}
         self.weight_ih = Parameter(F.empty(gates * hidden_size, input_size, **kw))
@@ -290,6 +334,9 @@ class RNNCellBase(Module):
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"{name}: input has inconsistent input_size: got "
                                f"{input.shape[-1]} expected {self.input_size}")
+        if input.dtype is not self.weight_ih.dtype:
+            raise RuntimeError(f"{name}: expected input of the weights' dtype "
+                               f"{self.weight_ih.dtype.name}, got {input.dtype.name}")
         batched = input.ndim == 2
         if not batched:
             input = F.unsqueeze(input, 0)
@@ -298,9 +345,12 @@ class RNNCellBase(Module):
         for state in states:
             if state is None:
                 state = F.zeros(*shape, dtype=input.dtype, device=input.device)
+            elif not isinstance(state, Tensor):
+                raise TypeError(f"{name}: expected hx to be a tensor, got "
+                                f"{type(state).__name__}")
             elif not batched:
                 state = F.unsqueeze(state, 0)
-            _check_size("hidden", state, shape)
+            _check_size(name, "hidden", state, shape)
             full.append(state)
         out = step(F.linear(input, self.weight_ih, self.bias_ih), *full, self.weight_hh,
                    self.bias_hh)
@@ -348,6 +398,9 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input, hx=None):
+        if hx is not None and not (isinstance(hx, (tuple, list)) and len(hx) == 2):
+            raise TypeError(f"LSTMCell: expected hx to be a tuple (h, c) of tensors, got "
+                            f"{type(hx).__name__}")
         return self._step(_lstm_step, input, [None, None] if hx is None else list(hx))
 
 

@@ -1,6 +1,7 @@
-"""minflow.nn.utils: gradient clipping and parameter/vector conversion."""
+"""minflow.nn.utils: gradient clipping, parameter/vector conversion, padding sequences."""
+from . import rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
-           "vector_to_parameters"]
+           "vector_to_parameters", "rnn"]

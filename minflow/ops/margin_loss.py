@@ -1,0 +1,122 @@
+"""Embedding and margin losses, with PyTorch's signatures and formulas (composites of
+differentiable ops): hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss,
+multilabel_soft_margin_loss. minflow.nn.functional takes ``__all__``."""
+from ..core.functional import public
+from ..core.namespace import F
+from ..core.tensor import Tensor
+from .activation import logsigmoid
+from .distance import pairwise_distance
+from .loss import _reduce, _reduction
+
+__all__ = ["hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss",
+           "multilabel_soft_margin_loss"]
+
+
+def _tensors(fn, **tensors):
+    for name, t in tensors.items():
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{fn}: expected {name} to be a Tensor, got {type(t).__name__}")
+
+
+@public
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+    reduction='mean') -> Tensor
+
+    loss = x where y = 1, max(0, margin - x) where y = -1 (x a distance, y in {1, -1}).
+
+    >>> x, y = minflow.tensor([0.3, 0.2]), minflow.tensor([1.0, -1.0])
+    >>> minflow.nn.functional.hinge_embedding_loss(x, y, reduction='none').tolist()
+    [0.30000001192092896, 0.800000011920929]
+    """
+    reduction = _reduction("hinge_embedding_loss", size_average, reduce, reduction)
+    _tensors("hinge_embedding_loss", input=input, target=target)
+    zeros = F.zeros_like(input)
+    margin_term = F.where(F.ne(target, 1), F.clamp(F.sub(margin, input), min=0), zeros)
+    return _reduce(F.add(margin_term, F.where(F.ne(target, -1), input, zeros)), reduction)
+
+
+@public
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """cosine_embedding_loss(input1, input2, target, margin=0, size_average=None,
+    reduce=None, reduction='mean') -> Tensor
+
+    loss = 1 - cos(x1, x2) where y = 1, max(0, cos(x1, x2) - margin) where y = -1; cos over
+    the last dim of (N, D) or (D,) inputs, with 1e-12 added to each squared norm (torch's).
+
+    >>> a, b = minflow.tensor([[1.0, 0.0]]), minflow.tensor([[0.0, 1.0]])
+    >>> minflow.nn.functional.cosine_embedding_loss(a, b, minflow.tensor([1.0])).item()
+    1.0
+    """
+    reduction = _reduction("cosine_embedding_loss", size_average, reduce, reduction)
+    _tensors("cosine_embedding_loss", input1=input1, input2=input2, target=target)
+    if input1.ndim not in (1, 2) or tuple(input1.shape) != tuple(input2.shape) \
+            or tuple(target.shape) != tuple(input1.shape)[:-1]:
+        raise RuntimeError(f"cosine_embedding_loss: expected input1 and input2 of one shape "
+                           f"(N, D) or (D,) and target of shape (N,) or (), got "
+                           f"{list(input1.shape)}, {list(input2.shape)} and "
+                           f"{list(target.shape)}")
+    dim = input1.ndim - 1
+    products = F.sum(F.mul(input1, input2), dim)
+    squares1 = F.add(F.sum(F.mul(input1, input1), dim), 1e-12)
+    squares2 = F.add(F.sum(F.mul(input2, input2), dim), 1e-12)
+    cos = F.div(products, F.sqrt(F.mul(squares1, squares2)))
+    zeros = F.zeros_like(cos)
+    positive = F.where(F.eq(target, 1), F.sub(1, cos), zeros)
+    negative = F.where(F.eq(target, -1), F.clamp(F.sub(cos, margin), min=0), zeros)
+    return _reduce(F.add(positive, negative), reduction)
+
+
+@public
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06,
+    swap=False, size_average=None, reduce=None, reduction='mean') -> Tensor
+
+    loss = max(0, margin + d(a, p) - d(a, n)), d the pairwise p-norm distance (with
+    ``swap``, d(a, n) is replaced by min(d(a, n), d(p, n))).
+
+    >>> a, p, n = minflow.zeros(1, 2), minflow.zeros(1, 2), minflow.tensor([[3.0, 4.0]])
+    >>> minflow.nn.functional.triplet_margin_loss(a, p, n, margin=6.0, eps=0.0).item()
+    1.0
+    """
+    reduction = _reduction("triplet_margin_loss", size_average, reduce, reduction)
+    _tensors("triplet_margin_loss", anchor=anchor, positive=positive, negative=negative)
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"triplet_margin_loss: The anchor, positive, and negative tensors "
+                           f"are expected to have the same number of dimensions, but got: "
+                           f"anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    to_positive = pairwise_distance(anchor, positive, p, eps)
+    to_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        to_negative = F.minimum(to_negative, pairwise_distance(positive, negative, p, eps))
+    return _reduce(F.clamp(F.sub(F.add(to_positive, margin), to_negative), min=0), reduction)
+
+
+@public
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """multilabel_soft_margin_loss(input, target, weight=None, size_average=None,
+    reduce=None, reduction='mean') -> Tensor
+
+    Per sample, the mean over the C classes of -(y log sigmoid(x) + (1 - y) log
+    sigmoid(-x)) (times ``weight`` per class), for targets y in {0, 1}.
+
+    >>> x, y = minflow.zeros(1, 2), minflow.tensor([[1.0, 0.0]])
+    >>> round(minflow.nn.functional.multilabel_soft_margin_loss(x, y).item(), 4)
+    0.6931
+    """
+    reduction = _reduction("multilabel_soft_margin_loss", size_average, reduce, reduction)
+    _tensors("multilabel_soft_margin_loss", input=input, target=target)
+    if tuple(input.shape) != tuple(target.shape):
+        raise RuntimeError(f"multilabel_soft_margin_loss: expected target of input's shape "
+                           f"{list(input.shape)}, got {list(target.shape)}")
+    loss = F.neg(F.add(F.mul(target, logsigmoid(input)),
+                       F.mul(F.sub(1, target), logsigmoid(F.neg(input)))))
+    if weight is not None:
+        loss = F.mul(loss, weight)
+    dim = input.ndim - 1
+    return _reduce(F.div(F.sum(loss, dim), input.shape[dim]), reduction)

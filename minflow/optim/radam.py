@@ -1,0 +1,49 @@
+"""RAdam, as torch.optim.RAdam."""
+from ..core.namespace import F
+from ..ops.optim import group_attrs
+from ..ops.optim_adam import RADAM_UPDATE, radam_update
+from .optimizer import Optimizer, check_betas, check_nonnegative, scalar_dtype
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+    decoupled_weight_decay=False, *, maximize=False)
+
+    Rectified Adam: plain momentum steps lr * m / (1 - beta1^t) while the approximate SMA
+    length rho_t is at most 5, then Adam's adaptive step scaled by the rectification r_t.
+    State per parameter: ``step``, ``exp_avg``, ``exp_avg_sq``.
+
+    >>> w = minflow.tensor([1.0], requires_grad=True)
+    >>> opt = minflow.optim.RAdam([w], lr=0.1)
+    >>> w.grad = minflow.tensor([2.0])
+    >>> opt.step()
+    >>> round(w.item(), 4)
+    0.8
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, maximize=False):
+        check_nonnegative(lr=lr, eps=eps)
+        check_betas(betas)
+        check_nonnegative(weight_decay=weight_decay)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+
+    def _update_group(self, group):
+        attrs = group_attrs(RADAM_UPDATE, {
+            "lr": group["lr"], "betas": tuple(group["betas"]), "eps": group["eps"],
+            "weight_decay": group["weight_decay"], "maximize": group["maximize"],
+            "decoupled_weight_decay": group["decoupled_weight_decay"]})
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            state = self.state[p]
+            if not state:
+                state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
+                state["exp_avg"] = F.zeros_like(p)
+                state["exp_avg_sq"] = F.zeros_like(p)
+            radam_update(p, p.grad, state["exp_avg"], state["exp_avg_sq"], state["step"],
+                         **attrs)

@@ -1,0 +1,74 @@
+"""movedim, moveaxis, select, tile, repeat_interleave, vstack and hstack: values and grads
+against torch (views where torch gives views), and their errors."""
+import numpy as np
+import pytest
+
+import minflow
+
+X = np.random.RandomState(0).randn(2, 3, 4)
+
+CASES = [("movedim", (0, -1), {}), ("movedim", ((0, 1), (2, 0)), {}), ("moveaxis", (1, 0), {}),
+         ("select", (1, -1), {}), ("select", (2, 0), {}), ("tile", ((2,),), {}),
+         ("tile", ((2, 1, 1, 2),), {}), ("repeat_interleave", (2,), {"dim": 1}),
+         ("repeat_interleave", (3,), {}), ("repeat_interleave", (0,), {"dim": 0})]
+
+
+@pytest.mark.parametrize("name, args, kwargs", CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_method_matches_torch(name, args, kwargs):
+    torch = pytest.importorskip("torch")
+    grad = None
+    results = []
+    for lib in (torch, minflow):
+        x = lib.tensor(X, requires_grad=True)
+        out = getattr(x, name)(*args, **kwargs)
+        if grad is None:
+            grad = np.random.RandomState(1).randn(*out.shape)
+        (out * lib.tensor(grad)).sum().backward()
+        results.append((tuple(out.shape), out.detach().numpy(), x.grad.numpy()))
+    (t_shape, t_out, t_grad), (shape, out, grad_in) = results
+    assert shape == t_shape
+    np.testing.assert_allclose(out, t_out)
+    np.testing.assert_allclose(grad_in, t_grad, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["vstack", "hstack"])
+@pytest.mark.parametrize("inputs", [[np.ones(3), np.zeros(3)], [np.array(1.0), np.array(2.0)],
+                                    [np.ones((2, 3)), np.zeros((2, 3))]], ids=["1d", "0d", "2d"])
+def test_stacks_match_torch(name, inputs):
+    torch = pytest.importorskip("torch")
+    expected = getattr(torch, name)([torch.tensor(v) for v in inputs]).numpy()
+    got = getattr(minflow, name)([minflow.tensor(v) for v in inputs]).numpy()
+    assert got.shape == expected.shape and np.array_equal(got, expected)
+
+
+def test_movedim_and_select_are_views():
+    x = minflow.zeros(2, 3)
+    x.movedim(0, 1)[2, 1] = 5.0
+    x.select(0, 0)[1] = 7.0
+    assert x.tolist() == [[0.0, 7.0, 0.0], [0.0, 0.0, 5.0]]
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda x: x.movedim((0, 1), (1,)), RuntimeError,
+     "movedim: Invalid source or destination dims"),
+    (lambda x: x.movedim((0, 0), (0, 1)), RuntimeError, "movedim: repeated dim in `source`"),
+    (lambda x: x.movedim(0, 2), IndexError, "movedim: Dimension out of range"),
+    (lambda x: x.movedim(0.5, 1), TypeError, "movedim: expected source to be an int"),
+    (lambda x: x.select(0, 5), IndexError, "select\\(\\): index 5 out of range for tensor of "
+                                           "size \\[2, 3\\] at dimension 0"),
+    (lambda x: x.select(0, 1.0), TypeError, "select: expected index to be an int, got float"),
+    (lambda x: x.tile(2.0), TypeError, "tile: expected dims to be an int or a sequence"),
+    (lambda x: x.repeat_interleave(-1), RuntimeError,
+     "repeat_interleave: expected repeats to be a non-negative int, got -1"),
+    (lambda x: x.repeat_interleave(minflow.tensor([1, 2])), NotImplementedError,
+     "repeat_interleave: tensor repeats are not implemented"),
+    (lambda x: x.repeat_interleave(2, dim=0, output_size=3), RuntimeError,
+     "repeat_interleave: expected output_size 4, got 3"),
+    (lambda x: minflow.vstack([]), RuntimeError, "vstack: expects a non-empty sequence"),
+    (lambda x: minflow.hstack([x, 1.0]), TypeError,
+     "hstack: expected a sequence of Tensors, got \\(Tensor, float\\)"),
+])
+def test_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call(minflow.zeros(2, 3))
