@@ -67,7 +67,7 @@ PUBLIC_MODULES = ["minflow", "minflow.linalg", "minflow.nn", "minflow.nn.functio
                   "minflow.nn.init", "minflow.nn.utils", "minflow.optim",
                   "minflow.optim.lr_scheduler", "minflow.utils.data", "minflow.autograd",
                   "minflow.library", "minflow.testing", "minflow.ops", "minflow.cuda",
-                  "minflow.backends"]
+                  "minflow.backends", "minflow.graph"]
 
 
 @pytest.mark.parametrize("module", PUBLIC_MODULES)

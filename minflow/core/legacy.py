@@ -51,7 +51,9 @@ def _typed(name, dtype):
     def __new__(cls, *args, device=None):
         return legacy_new(name, cls.dtype, args, device)
     doc = (f"{name}(*sizes) or {name}(data): a cpu tensor of dtype {dtype.name} (legacy "
-           f"constructor, as torch.{name}).")
+           f"constructor, as torch.{name}).\n\n"
+           f">>> t = minflow.{name}([1, 0])\n>>> t.dtype, isinstance(t, minflow.{name})\n"
+           f"(minflow.{dtype.name}, True)\n")
     return _TypedTensorMeta(name, (), {"dtype": dtype, "__new__": __new__, "__doc__": doc,
                                        "__module__": "minflow"})
 

@@ -38,7 +38,12 @@ class MemoryPlan:
     buffer index; ``buffer_bytes``: size per buffer; peak and no-reuse byte counts.
     ``preallocated``: value id -> (device, byte offset) in that device's ``arenas`` (bytes)
     for the values written into memory made once, ``held_bytes`` the arenas' total;
-    ``inplace``: (node index, input id, output id) per node writing over its input."""
+    ``inplace``: (node index, input id, output id) per node writing over its input.
+
+    >>> g = minflow.graph.trace_function(lambda x: ((x + 1) * 2).exp(), minflow.ones(256))
+    >>> print(minflow.graph.plan_memory(g))
+    memory_planning: 3 values in 2 buffers, planned peak 2.0 KiB vs 3.0 KiB without reuse (33% less)
+    """
 
     def __init__(self, drops, buffer_of, buffer_bytes, no_reuse_bytes, preallocated=None,
                  arenas=None, inplace=()):
@@ -66,7 +71,12 @@ class MemoryPlan:
 
 def plan_memory(graph, writes_out=None):
     """The MemoryPlan of ``graph``'s nodes in their order; ``writes_out``: indices of the
-    nodes whose kernel takes ``out=`` (None: a plan on paper only)."""
+    nodes whose kernel takes ``out=`` (None: a plan on paper only).
+
+    >>> g = minflow.graph.trace_function(lambda x: (x + 1).exp(), minflow.ones(4))
+    >>> minflow.graph.plan_memory(g).drops         # node 1 is the last reader of value 1
+    [[], [1]]
+    """
     root, last = _roots(graph), _last_uses(graph)
     end = len(graph.nodes)
     for vid, r in root.items():        # a buffer lives as long as its longest view

@@ -80,6 +80,11 @@ class Plan:
     MemoryPlan it follows; ``calls``: (kernel, argument specs, outputs, drops, out array
     or None) per node; ``held_bytes``: the size of the buffers it keeps between runs;
     ``source``: the generated run function (None before the first run).
+
+    >>> g = minflow.graph.trace_function(lambda x: ((x + 1) * 2).exp(), minflow.ones(256))
+    >>> plan = minflow.graph.compile(g)
+    >>> plan(minflow.zeros(256))[0][:2].tolist(), len(plan.calls), plan.held_bytes
+    ([7.3890557289123535, 7.3890557289123535], 3, 1024)
     """
 
     def __init__(self, graph, report=None, memory=None):
