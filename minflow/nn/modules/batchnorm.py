@@ -9,6 +9,35 @@ from .module import Module
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
 
+def affine_parameters(module, shape, affine, bias, kw):
+    """Register a normalization layer's ``weight`` (ones) and ``bias`` (zeros) of ``shape``,
+    None where ``affine`` (both) or ``bias`` (the bias) turns them off."""
+    module.register_parameter("weight", Parameter(F.ones(*shape, **kw)) if affine else None)
+    module.register_parameter("bias", Parameter(F.zeros(*shape, **kw))
+                              if affine and bias else None)
+
+
+def reset_affine(module):
+    """``weight`` back to ones and ``bias`` to zeros, where the layer has them."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
+def running_stats(module, num_features, track, kw):
+    """Register ``running_mean`` (zeros), ``running_var`` (ones) and
+    ``num_batches_tracked`` (0), or None for each when ``track`` is off."""
+    if not track:
+        for name in ("running_mean", "running_var", "num_batches_tracked"):
+            module.register_buffer(name, None)
+        return
+    module.register_buffer("running_mean", F.zeros(num_features, **kw))
+    module.register_buffer("running_var", F.ones(num_features, **kw))
+    module.register_buffer("num_batches_tracked",
+                           F.tensor(0, dtype=dtypes.int64, device=kw["device"]))
+
+
 class _BatchNorm(Module):
     """Shared by BatchNorm1d/2d; subclasses set ``_input_dims`` and ``_dims_text``."""
 
@@ -21,18 +50,8 @@ class _BatchNorm(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         kw = {"device": device, "dtype": dtype}
-        self.register_parameter("weight", Parameter(F.empty(num_features, **kw))
-                                if affine else None)
-        self.register_parameter("bias", Parameter(F.empty(num_features, **kw))
-                                if affine and bias else None)
-        if track_running_stats:
-            self.register_buffer("running_mean", F.zeros(num_features, **kw))
-            self.register_buffer("running_var", F.ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked",
-                                 F.tensor(0, dtype=dtypes.int64, device=device))
-        else:
-            for name in ("running_mean", "running_var", "num_batches_tracked"):
-                self.register_buffer(name, None)
+        affine_parameters(self, (num_features,), affine, bias, kw)
+        running_stats(self, num_features, track_running_stats, kw)
         self.reset_parameters()
 
     def reset_running_stats(self):
@@ -44,10 +63,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        reset_affine(self)
 
     def _check_input(self, input):
         name = type(self).__name__

@@ -1,10 +1,8 @@
 """LayerNorm (over the trailing ``normalized_shape`` dims of each sample), GroupNorm
 (over groups of channels of each sample) and InstanceNorm1d/2d (over the positions of each
 sample and channel)."""
-from ...core import dtype as dtypes
 from ...core.namespace import F
-from .. import init
-from ..parameter import Parameter
+from .batchnorm import affine_parameters, reset_affine, running_stats
 from .module import Module
 
 __all__ = ["LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
@@ -28,18 +26,12 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        kw = {"device": device, "dtype": dtype}
-        self.register_parameter("weight", Parameter(F.empty(*self.normalized_shape, **kw))
-                                if elementwise_affine else None)
-        self.register_parameter("bias", Parameter(F.empty(*self.normalized_shape, **kw))
-                                if elementwise_affine and bias else None)
+        affine_parameters(self, self.normalized_shape, elementwise_affine, bias,
+                          {"device": device, "dtype": dtype})
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -69,18 +61,11 @@ class GroupNorm(Module):
                              f"num_groups ({num_groups})")
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        kw = {"device": device, "dtype": dtype}
-        self.register_parameter("weight", Parameter(F.empty(num_channels, **kw))
-                                if affine else None)
-        self.register_parameter("bias", Parameter(F.empty(num_channels, **kw))
-                                if affine and bias else None)
+        affine_parameters(self, (num_channels,), affine, bias, {"device": device, "dtype": dtype})
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -103,19 +88,8 @@ class _InstanceNorm(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         kw = {"device": device, "dtype": dtype}
-        self.register_parameter("weight", Parameter(F.ones(num_features, **kw))
-                                if affine else None)
-        self.register_parameter("bias", Parameter(F.zeros(num_features, **kw))
-                                if affine and bias else None)
-        if track_running_stats:
-            self.register_buffer("running_mean", F.zeros(num_features, **kw))
-            self.register_buffer("running_var", F.ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked",
-                                 F.zeros((), dtype=dtypes.int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        affine_parameters(self, (num_features,), affine, bias, kw)
+        running_stats(self, num_features, track_running_stats, kw)
 
     def forward(self, input):
         batched = self._dims + 2
