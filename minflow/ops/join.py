@@ -298,10 +298,12 @@ def pad(input, pad, mode="constant", value=None):
 
     >>> minflow.nn.functional.pad(minflow.ones(1, 2), (1, -1), value=5).tolist()
     [[5.0, 1.0]]
-    >>> x = minflow.tensor([[0., 1., 2.]])
-    >>> [minflow.nn.functional.pad(x, (2, 1), mode=m).tolist()
-    ...  for m in ("reflect", "replicate", "circular")]
-    [[[2.0, 1.0, 0.0, 1.0, 2.0, 1.0]], [[0.0, 0.0, 0.0, 1.0, 2.0, 2.0]], [[1.0, 2.0, 0.0, 1.0, 2.0, 0.0]]]
+    >>> x = minflow.tensor([[0, 1, 2]])
+    >>> for mode in ("reflect", "replicate", "circular"):
+    ...     print(mode, minflow.nn.functional.pad(x, (2, 1), mode=mode).tolist())
+    reflect [[2, 1, 0, 1, 2, 1]]
+    replicate [[0, 0, 0, 1, 2, 2]]
+    circular [[1, 2, 0, 1, 2, 0]]
     """
     pads = tuple(operator.index(p) for p in pad)
     if mode == "constant":
