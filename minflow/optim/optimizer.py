@@ -29,6 +29,10 @@ class Optimizer:
     (0.5, 0)
     """
 
+    # the update op ``_update_group`` calls (None: no update op, e.g. LBFGS); nn.Graph feeds
+    # its float hyperparameters (``minflow.ops.optim.scalar_attrs``) from the param groups
+    update_op = None
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         if isinstance(params, Tensor):
@@ -126,6 +130,11 @@ class Optimizer:
             for group in self.param_groups:
                 self._update_group(group)
         return loss
+
+    def _init_state(self, p, group):
+        """Make ``p``'s state as its first step does (zero moments, ``step`` 0)."""
+        raise NotImplementedError(f"{type(self).__name__} makes no per-parameter state "
+                                  f"before its first step")
 
     def _update_group(self, group):
         """Update every parameter of ``group`` that has a gradient (one op call each)."""
