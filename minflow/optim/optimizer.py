@@ -2,7 +2,9 @@
 
 A subclass names its defaults and writes ``_update_group(group)``, which calls one update
 op (minflow/ops/optim.py) per parameter that has a gradient; ``step`` runs it for every
-group under no_grad, after the optional closure.
+group under no_grad, after the optional closure. It names that op as ``update_op`` and
+makes a parameter's first state in ``_init_state(p, group)``: nn.Graph traces
+``_update_group`` into update ops (minflow/graph/optim.py) and needs both.
 """
 import warnings
 from collections import defaultdict

@@ -229,3 +229,26 @@ def test_the_scalars_input_is_checked():
                                            r"dampening, weight_decay\), got shape \[2\]"):
         minflow.core.dispatch.apply(op, (p, minflow.ones(3, dtype=minflow.float64), None,
                                          bad), {"lr": 0.1})
+
+
+@pytest.mark.parametrize("make", [lambda p: optim.SGD(p, lr=0.05, momentum=0.9),
+                                  lambda p: optim.Adam(p, lr=0.01)], ids=["sgd", "adam"])
+def test_cycled_hyperparameters_on_each_device(device, make):
+    data = [(x.to(device), y.to(device)) for x, y in _data(5, seed=6)]
+    runs = []
+    for _ in range(2):
+        model = _model().to(device)
+        opt = make(model.parameters())
+        runs.append((model, opt, optim.lr_scheduler.OneCycleLR(opt, max_lr=0.05,
+                                                               total_steps=len(data))))
+    (eager_model, eager_opt, eager_sched), graph_run = runs
+    graph = Train(*graph_run)
+    for x, y in data:
+        expected = _eager_step(eager_model, eager_opt, x, y, eager_sched)
+        assert graph(x, y).item() == pytest.approx(expected, rel=1e-5)
+    for a, b in zip(graph_run[0].parameters(), eager_model.parameters()):
+        np.testing.assert_allclose(a.detach().cpu().numpy(), b.detach().cpu().numpy(),
+                                   rtol=1e-5, atol=1e-12)
+    assert graph.compiles == 1
+    scalars = [v for v in graph.plan.graph.inputs if v.name == "scalars[0]"]
+    assert [v.device.type for v in scalars] == ["cpu"]        # read on the host
