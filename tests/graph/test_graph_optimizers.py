@@ -252,3 +252,30 @@ def test_cycled_hyperparameters_on_each_device(device, make):
     assert graph.compiles == 1
     scalars = [v for v in graph.plan.graph.inputs if v.name == "scalars[0]"]
     assert [v.device.type for v in scalars] == ["cpu"]        # read on the host
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam"])
+def test_cycled_training_in_a_graph_matches_torch(name):
+    torch = pytest.importorskip("torch")
+    kwargs = {"lr": 0.05, "momentum": 0.9} if name == "SGD" else {"lr": 0.01}
+    data = _data(6, seed=7)
+    model = nn.Linear(5, 3).double()
+    ref = torch.nn.Linear(5, 3).double()
+    with torch.no_grad():
+        ref.weight.copy_(torch.tensor(model.weight.detach().numpy()))
+        ref.bias.copy_(torch.tensor(model.bias.detach().numpy()))
+    opt = getattr(optim, name)(model.parameters(), **kwargs)
+    ref_opt = getattr(torch.optim, name)(ref.parameters(), **kwargs)
+    graph = Train(model, opt, optim.lr_scheduler.OneCycleLR(opt, 0.05, total_steps=6))
+    ref_sched = torch.optim.lr_scheduler.OneCycleLR(ref_opt, 0.05, total_steps=6)
+    for x, y in data:
+        loss = torch.nn.functional.cross_entropy(ref(torch.tensor(x.numpy())),
+                                                 torch.tensor(y.numpy()))
+        ref_opt.zero_grad()
+        loss.backward()
+        ref_opt.step()
+        ref_sched.step()
+        assert graph(x, y).item() == pytest.approx(loss.item(), rel=1e-12)
+    np.testing.assert_allclose(model.weight.detach().numpy(), ref.weight.detach().numpy(),
+                               rtol=1e-12)
+    assert graph.compiles == 1
