@@ -211,7 +211,7 @@ def schedule_updates_early(graph):
     >>> _ = minflow.graph.optim.add_update_ops(g, minflow.optim.SGD([w1, w2], lr=0.1))
     >>> print(minflow.graph.memory.schedule_updates_early(g))
     schedule_updates_early: moved 1 nodes earlier (sgd_update)
-      sgd_update -> [%15] now runs before mul (was 3 nodes later)
+      sgd_update -> [%14] now runs before mul (was 3 nodes later)
     >>> [node.op for node in g.nodes][6:]
     ['mul', 'mul', 'sgd_update', 'mul', 'mul', 'sgd_update']
     """

@@ -10,11 +10,13 @@ Training: ``add_optimizer(optimizer, lr_sch=None)`` and ``loss.backward()`` in b
 scalar loss). Each call then runs forward, backward and the optimizer's update ops, then
 steps the scheduler. The gradients feed the update ops directly: as in OneFlow, a graph
 call leaves ``param.grad`` untouched (None after ``zero_grad()``), which is the eager
-``zero_grad(set_to_none=True)`` view. The learning rate is a graph input read from the
-param groups at each call, so schedulers need no recompiling; the other hyperparameters
-(momentum, betas, weight_decay...) are compiled in, and a change to one (OneCycleLR cycles
-momentum or beta1) compiles a new plan at the next call. Optimizer state (momentum
-buffers, ``exp_avg``, ``step``...) lives in ``optimizer.state``, shared with eager steps.
+``zero_grad(set_to_none=True)`` view. The float hyperparameters (lr, momentum, betas,
+eps, weight_decay...) are a graph input read from the param groups at each call, so
+schedulers (OneCycleLR cycling lr and momentum or beta1 included) and edits of
+``param_groups`` need no recompiling; a change of a flag (nesterov, amsgrad, maximize,
+foreach...) or of whether momentum is zero compiles a new plan at the next call (see
+minflow/graph/optim.py). Optimizer state (momentum buffers, ``exp_avg``, ``step``...)
+lives in ``optimizer.state``, shared with eager steps.
 
 Parameters and buffers are the modules' own tensors, read and written in place: training
 through the graph changes the module, eager changes show in the next call, BatchNorm's
@@ -23,17 +25,13 @@ running stats update inside the graph, dropout draws fresh masks from the genera
 import os
 import time
 
-import numpy as np
-
 from ..core import dtype as dtypes
-from ..core.namespace import F
-from ..core.tensor import Tensor
 from ..graph import compile as compile_graph
 from ..graph import export
 from ..graph.ir import Graph as GraphIR
 from ..graph.lazy import GraphBuildError, placeholder, set_outputs, tracing
 from ..graph.nest import flatten, leaf_paths, unflatten
-from ..graph.optim import add_update_ops
+from ..graph.optim import add_update_ops, check_supported, scalars_tensor, structure
 from ..optim.lr_scheduler import LRScheduler
 from ..optim.optimizer import Optimizer
 from .modules.module import Module
@@ -44,7 +42,8 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class _Compiled:
-    """One compiled signature: its plan, the input / output structures, the lr feeds."""
+    """One compiled signature: its plan, the input / output structures, the feeds of the
+    optimizers' hyperparameters and the optimizer structure it was compiled for."""
 
     def __init__(self, plan, in_spec, out_spec, feeds, seconds, hyperparams):
         self.plan, self.in_spec, self.out_spec = plan, in_spec, out_spec
@@ -77,7 +76,6 @@ class Graph:
     def __init__(self):
         self._plans, self._last = {}, None
         self._optimizers = []           # (optimizer, lr scheduler or None)
-        self._hyper_keys = []           # (optimizer, its hyperparameter names but lr)
         self._debug_level = 0
         self.compile_log = []           # every message compiling wrote, whatever the level
 
@@ -93,12 +91,12 @@ class Graph:
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"add_optimizer: expected a minflow.optim.Optimizer, got "
                             f"{type(optimizer).__name__}")
+        check_supported(optimizer)
         if lr_sch is not None and (not isinstance(lr_sch, LRScheduler)
                                    or lr_sch.optimizer is not optimizer):
             raise TypeError("add_optimizer: lr_sch must be an LRScheduler of this optimizer, "
                             f"got {type(lr_sch).__name__}")
         self._optimizers.append((optimizer, lr_sch))
-        self._hyper_keys.append((optimizer, [k for k in optimizer.defaults if k != "lr"]))
         self._plans.clear()
 
     def debug(self, level=1):
@@ -126,7 +124,7 @@ class Graph:
         elif self._optimizers and entry.hyperparams != self._hyperparams():
             entry = self._recompile_for_hyperparams(key, entry, tensors, in_spec)
         self._last = key
-        feeds = [_lr_tensor(group["lr"], value.device) for group, value in entry.feeds]
+        feeds = [scalars_tensor(group, op) for group, op, _ in entry.feeds]
         outputs = entry.plan.run(*tensors, *feeds)
         for optimizer, lr_sch in self._optimizers:
             optimizer._opt_called = True     # the graph ran its update: no scheduler warning
@@ -149,17 +147,16 @@ class Graph:
         return entry
 
     def _hyperparams(self):
-        """The optimizers' hyperparameters other than lr, per group: the update ops hold
-        them as attrs, so a change (OneCycleLR cycling momentum or beta1, a user setting
-        weight_decay) needs a new plan. The lr is a graph input and needs none."""
-        return tuple(tuple(tuple(group[k] if not isinstance(group[k], list) else
-                                 tuple(group[k]) for k in keys) for group in opt.param_groups)
-                     for opt, keys in self._hyper_keys)
+        """What the update ops hold fixed, per optimizer and group (graph.optim.structure:
+        the flags, whether momentum is zero): a change needs a new plan. The float
+        hyperparameters are fed at each call and need none."""
+        return tuple(tuple(structure(opt, group) for group in opt.param_groups)
+                     for opt, _ in self._optimizers)
 
     def _recompile_for_hyperparams(self, key, old, tensors, in_spec):
         """Replace the plan ``old`` of signature ``key``, compiled with other optimizer
         hyperparameters, logging what changed."""
-        change = _describe_hyper_change(self._hyper_keys, old.hyperparams, self._hyperparams())
+        change = _describe_hyper_change(old.hyperparams, self._hyperparams())
         self._log(1, f"optimizer hyperparameters changed: {change}; compiling a new plan")
         self._plans[key] = self._compile(tensors, in_spec)
         return self._plans[key]
@@ -308,13 +305,6 @@ class Graph:
         self._last = None
 
 
-def _lr_tensor(lr, device):
-    """The 0-d float64 tensor fed as a group's learning rate."""
-    if device.type == "cpu":
-        return Tensor._make(np.array(float(lr)), dtypes.float64, device)
-    return F.tensor(float(lr), dtype=dtypes.float64, device=device)
-
-
 def _describe_change(old, new):
     """Which input changed and how, between two signature keys."""
     (old_spec, old_sig), (new_spec, new_sig) = old, new
@@ -353,16 +343,16 @@ def _user_line(tb):
     return line
 
 
-def _describe_hyper_change(hyper_keys, old, new):
-    """Which hyperparameters changed, between two ``Graph._hyperparams()``."""
+def _describe_hyper_change(old, new):
+    """Which compiled-in options changed, between two ``Graph._hyperparams()``."""
     changes = []
-    for i, ((_, keys), old_groups, new_groups) in enumerate(zip(hyper_keys, old, new)):
+    for i, (old_groups, new_groups) in enumerate(zip(old, new)):
         if len(old_groups) != len(new_groups):
             changes.append(f"optimizer{i} has {len(new_groups)} param groups, was "
                            f"{len(old_groups)}")
         for j, (a, b) in enumerate(zip(old_groups, new_groups)):
             changes += [f"optimizer{i} group {j} {k} {x} -> {y}"
-                        for k, x, y in zip(keys, a, b) if x != y]
+                        for (k, x), (_, y) in zip(a, b) if x != y]
     return "; ".join(changes)
 
 

@@ -16,21 +16,25 @@ Inputs marked mutable (``param!`` in docs/ops.md) are written in place; the one 
 every tensor they write, so a tensor saved for backward that an update changed is detected.
 
 Hyperparameters (lr, betas, ...) are attrs: Python floats, validated on each call.
+``lr`` may also be a 0-d float tensor (as torch's optimizers accept), read when the op runs.
 ``step`` (the count torch keeps as a float tensor in the optimizer state) is a mutable
 input that the kernel increments, so an update needs no per-step attr.
-``lr`` may also be a 0-d float tensor (as torch's optimizers accept): it then goes to the
-optional input ``lr_tensor``, read when the kernel runs, and the attr is set to 0.0. Graph
-mode uses this: the learning rate is a graph input fed at every call, so schedulers work
-without recompiling. Kernels take lr as a number either way.
+
+The optional input ``scalars`` holds the op's float hyperparameters (its float attrs in
+declaration order, ``betas`` as two entries: ``scalar_attrs``) as a 1-d float64 tensor;
+when given, the kernel reads them from it when it runs, in place of those attrs. Graph
+mode feeds it at every call from the optimizer's param groups, so schedulers (lr,
+OneCycleLR's momentum or beta1) and edits of the groups need no recompiling; the bool
+attrs (nesterov, amsgrad, maximize...) stay compiled in.
 """
 from ..core import dtype as dtypes
 from ..core.grad_mode import state as grad_state
 from ..core.dispatch import apply
 from ..core.tensor import Tensor
-from .registry import REQUIRED, Attr, Input, define_op
+from .registry import REQUIRED, Attr, Input, define_op, get_op
 
 __all__ = ["sgd_update", "sgd_update_foreach", "adam_update", "rmsprop_update",
-           "adagrad_update", "adadelta_update", "group_attrs"]
+           "adagrad_update", "adadelta_update", "group_attrs", "scalar_attrs", "scalar_values"]
 
 TRAITS = ("no_grad", "opaque")     # not no_side_effect: graph passes must keep them
 
@@ -39,14 +43,55 @@ def _mutable(name, optional=False):
     return Input(name, optional=optional, mutable=True)
 
 
-LR = Input("lr_tensor", optional=True, promote=False)    # a tensor lr, read per call
+SCALARS = Input("scalars", optional=True, promote=False)   # hyperparameters read per call
 
 
-def _check_lr(lr_tensor):
-    if lr_tensor is not None and (lr_tensor._data.shape != () or
-                                  lr_tensor.dtype not in dtypes.FLOATS):
-        raise RuntimeError(f"expected lr to be a float or a 0-d float tensor, got shape "
-                           f"{list(lr_tensor._data.shape)} and dtype {lr_tensor.dtype.name}")
+def scalar_attrs(op):
+    """The attrs of update op ``op`` that its ``scalars`` input replaces: the float and
+    floats attrs, in declaration order.
+
+    >>> [a.name for a in minflow.ops.optim.scalar_attrs(minflow.ops.get_op("adam_update"))]
+    ['lr', 'betas', 'eps', 'weight_decay']
+    """
+    found = _SCALAR_ATTRS.get(op.name)
+    if found is None:
+        found = _SCALAR_ATTRS[op.name] = tuple(a for a in op.attrs
+                                               if a.type in ("float", "floats"))
+    return found
+
+
+_SCALAR_ATTRS = {}
+
+
+def scalar_values(op, options):
+    """The ``scalars`` of ``op`` read from ``options`` (its attrs, or a param group: an
+    optimizer's option names are its update op's attr names), as a list of floats.
+
+    >>> group = {"lr": 0.1, "betas": (0.9, 0.99), "eps": 1e-8, "weight_decay": 0}
+    >>> minflow.ops.optim.scalar_values(minflow.ops.get_op("adam_update"), group)
+    [0.1, 0.9, 0.99, 1e-08, 0.0]
+    """
+    values = []
+    for attr in scalar_attrs(op):
+        value = options[attr.name]
+        if attr.type == "floats":
+            values.extend(float(v) for v in value)
+        else:
+            values.append(float(value))
+    return values
+
+
+def _check_scalars(scalars, op_name):
+    """``scalars`` must be None or a 1-d float64 tensor of one entry per scalar value."""
+    if scalars is None:
+        return
+    op = get_op(op_name)
+    count = sum(len(a.default) if a.type == "floats" else 1 for a in scalar_attrs(op))
+    if scalars._data.shape != (count,) or scalars.dtype is not dtypes.float64:
+        names = ", ".join(a.name for a in scalar_attrs(op))
+        raise RuntimeError(f"{op_name}: expected scalars to be a float64 tensor of shape "
+                           f"[{count}] ({names}), got shape {list(scalars._data.shape)} and "
+                           f"dtype {scalars.dtype.name}")
 
 
 def _tensor(x, name):
@@ -85,8 +130,9 @@ def _run(op, inputs, attrs, mutable):
     params = inputs[0] if isinstance(inputs[0], list) else (inputs[0],)
     lr = attrs["lr"]
     if isinstance(lr, Tensor):
-        attrs["lr"] = 0.0
-    inputs = inputs + (lr if isinstance(lr, Tensor) else None,)
+        _check_lr(lr)
+        attrs["lr"] = float(lr)         # torch reads a tensor lr when the step runs
+    inputs = inputs + (None,)           # scalars: graph mode binds them (graph/optim.py)
     if grad_state.grad_enabled and any(isinstance(p, Tensor) and p._requires_grad
                                        for p in params):
         raise RuntimeError(f"{op.name}: a leaf Variable that requires grad is being used in an "
@@ -97,6 +143,12 @@ def _run(op, inputs, attrs, mutable):
             if t is not None and t._version is not None:
                 t._version[0] += 1
     return inputs[0]
+
+
+def _check_lr(lr):
+    if lr._data.shape != () or lr.dtype not in dtypes.FLOATS:
+        raise RuntimeError(f"expected lr to be a float or a 0-d float tensor, got shape "
+                           f"{list(lr._data.shape)} and dtype {lr.dtype.name}")
 
 
 def group_attrs(op, attrs):
@@ -121,11 +173,11 @@ def group_attrs(op, attrs):
 
 # ---- sgd_update ------------------------------------------------------------------------
 
-def _sgd_infer(param, grad, momentum_buffer, lr_tensor, lr, momentum, dampening, weight_decay,
+def _sgd_infer(param, grad, momentum_buffer, scalars, lr, momentum, dampening, weight_decay,
                nesterov, maximize, init_buffer):
     _check_param(param)
     _like_param(param, grad, "grad")
-    _check_lr(lr_tensor)
+    _check_scalars(scalars, "sgd_update")
     if momentum != 0:
         _like_param(param, momentum_buffer, "momentum_buffer", "momentum != 0")
     if nesterov and (momentum <= 0 or dampening != 0):
@@ -134,7 +186,8 @@ def _sgd_infer(param, grad, momentum_buffer, lr_tensor, lr, momentum, dampening,
 
 
 SGD_UPDATE = define_op(
-    "sgd_update", [_mutable("param"), "grad", _mutable("momentum_buffer", optional=True), LR],
+    "sgd_update",
+    [_mutable("param"), "grad", _mutable("momentum_buffer", optional=True), SCALARS],
     ["param_out"], infer=_sgd_infer, traits=TRAITS,
     attrs=[Attr("lr", "float", min=0.0), Attr("momentum", "float", 0.0, min=0.0),
            Attr("dampening", "float", 0.0), Attr("weight_decay", "float", 0.0, min=0.0),
@@ -173,7 +226,7 @@ def _foreach_list(values, name, count=None):
                          f"{len(values)}")
 
 
-def _sgd_foreach_infer(params, grads, momentum_buffers, lr_tensor, lr, momentum, dampening,
+def _sgd_foreach_infer(params, grads, momentum_buffers, scalars, lr, momentum, dampening,
                        weight_decay, nesterov, maximize, init_buffer):
     _foreach_list(params, "params")
     _foreach_list(grads, "grads", len(params))
@@ -189,14 +242,14 @@ def _sgd_foreach_infer(params, grads, momentum_buffers, lr_tensor, lr, momentum,
         if not (isinstance(param, Tensor) and param.dtype is dtype and _like(grad, param)
                 and (momentum == 0 or _like(buf, param))):
             try:
-                _sgd_infer(param, grad, buf, lr_tensor, lr, momentum, dampening,
+                _sgd_infer(param, grad, buf, scalars, lr, momentum, dampening,
                            weight_decay, nesterov, maximize, init_buffer)
             except (TypeError, ValueError, RuntimeError) as err:
                 raise type(err)(f"params[{i}]: {err}") from None
             raise TypeError(f"expected every param to have the dtype of params[0] "
                             f"({dtype.name}), got {param.dtype.name} for params[{i}]")
         metas.append((param._data.shape, dtype))
-    _sgd_infer(params[0], grads[0], buffers[0], lr_tensor, lr, momentum, dampening,
+    _sgd_infer(params[0], grads[0], buffers[0], scalars, lr, momentum, dampening,
                weight_decay, nesterov, maximize, init_buffer)      # the checks of attrs
     return metas if len(metas) > 1 else metas[0]    # one output: its (shape, dtype) alone
 
@@ -209,7 +262,7 @@ def _like(x, param):
 SGD_UPDATE_FOREACH = define_op(
     "sgd_update_foreach",
     [Input("params", variadic=True, mutable=True), Input("grads", variadic=True),
-     Input("momentum_buffers", optional=True, variadic=True, mutable=True), LR],
+     Input("momentum_buffers", optional=True, variadic=True, mutable=True), SCALARS],
     ["params_out"], infer=_sgd_foreach_infer, traits=TRAITS,
     attrs=list(SGD_UPDATE.attrs),
     doc="sgd_update for each (param, grad, momentum_buffer) of the lists, in one call; "
@@ -240,11 +293,11 @@ def sgd_update_foreach(params, grads, momentum_buffers=None, *, lr, momentum=0.0
 
 # ---- adam_update (Adam and AdamW) ------------------------------------------------------
 
-def _adam_infer(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr_tensor, lr, betas,
+def _adam_infer(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, scalars, lr, betas,
                 eps, weight_decay, amsgrad, maximize, decoupled_weight_decay):
     _check_param(param)
     _like_param(param, grad, "grad")
-    _check_lr(lr_tensor)
+    _check_scalars(scalars, "adam_update")
     _like_param(param, exp_avg, "exp_avg")
     _like_param(param, exp_avg_sq, "exp_avg_sq")
     if amsgrad:
@@ -258,7 +311,7 @@ def _adam_infer(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr_tenso
 ADAM_UPDATE = define_op(
     "adam_update",
     [_mutable("param"), "grad", _mutable("exp_avg"), _mutable("exp_avg_sq"),
-     _mutable("max_exp_avg_sq", optional=True), _mutable("step"), LR],
+     _mutable("max_exp_avg_sq", optional=True), _mutable("step"), SCALARS],
     ["param_out"], infer=_adam_infer, traits=TRAITS,
     attrs=[Attr("lr", "float", min=0.0), Attr("betas", "floats", (0.9, 0.999)),
            Attr("eps", "float", 1e-8, min=0.0), Attr("weight_decay", "float", 0.0, min=0.0),
@@ -295,11 +348,11 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, lr,
 
 # ---- rmsprop_update --------------------------------------------------------------------
 
-def _rmsprop_infer(param, grad, square_avg, grad_avg, momentum_buffer, step, lr_tensor, lr,
+def _rmsprop_infer(param, grad, square_avg, grad_avg, momentum_buffer, step, scalars, lr,
                    alpha, eps, weight_decay, momentum, centered, maximize):
     _check_param(param)
     _like_param(param, grad, "grad")
-    _check_lr(lr_tensor)
+    _check_scalars(scalars, "rmsprop_update")
     _like_param(param, square_avg, "square_avg")
     if centered:
         _like_param(param, grad_avg, "grad_avg", "centered=True")
@@ -312,7 +365,7 @@ def _rmsprop_infer(param, grad, square_avg, grad_avg, momentum_buffer, step, lr_
 RMSPROP_UPDATE = define_op(
     "rmsprop_update",
     [_mutable("param"), "grad", _mutable("square_avg"), _mutable("grad_avg", optional=True),
-     _mutable("momentum_buffer", optional=True), _mutable("step"), LR],
+     _mutable("momentum_buffer", optional=True), _mutable("step"), SCALARS],
     ["param_out"], infer=_rmsprop_infer, traits=TRAITS,
     attrs=[Attr("lr", "float", min=0.0), Attr("alpha", "float", 0.99, min=0.0),
            Attr("eps", "float", 1e-8, min=0.0), Attr("weight_decay", "float", 0.0, min=0.0),
@@ -345,18 +398,19 @@ def rmsprop_update(param, grad, square_avg, grad_avg, momentum_buffer, step, *, 
 
 # ---- adagrad_update --------------------------------------------------------------------
 
-def _adagrad_infer(param, grad, state_sum, step, lr_tensor, lr, lr_decay, weight_decay, eps,
+def _adagrad_infer(param, grad, state_sum, step, scalars, lr, lr_decay, weight_decay, eps,
                    maximize):
     _check_param(param)
     _like_param(param, grad, "grad")
-    _check_lr(lr_tensor)
+    _check_scalars(scalars, "adagrad_update")
     _like_param(param, state_sum, "state_sum")
     _check_step(step)
     return param._data.shape, param.dtype
 
 
 ADAGRAD_UPDATE = define_op(
-    "adagrad_update", [_mutable("param"), "grad", _mutable("state_sum"), _mutable("step"), LR],
+    "adagrad_update",
+    [_mutable("param"), "grad", _mutable("state_sum"), _mutable("step"), SCALARS],
     ["param_out"], infer=_adagrad_infer, traits=TRAITS,
     attrs=[Attr("lr", "float", min=0.0), Attr("lr_decay", "float", 0.0, min=0.0),
            Attr("weight_decay", "float", 0.0, min=0.0), Attr("eps", "float", 1e-10, min=0.0),
@@ -384,11 +438,11 @@ def adagrad_update(param, grad, state_sum, step, *, lr, lr_decay=0.0, weight_dec
 
 # ---- adadelta_update -------------------------------------------------------------------
 
-def _adadelta_infer(param, grad, square_avg, acc_delta, step, lr_tensor, lr, rho, eps,
+def _adadelta_infer(param, grad, square_avg, acc_delta, step, scalars, lr, rho, eps,
                     weight_decay, maximize):
     _check_param(param)
     _like_param(param, grad, "grad")
-    _check_lr(lr_tensor)
+    _check_scalars(scalars, "adadelta_update")
     _like_param(param, square_avg, "square_avg")
     _like_param(param, acc_delta, "acc_delta")
     _check_step(step)
@@ -398,7 +452,7 @@ def _adadelta_infer(param, grad, square_avg, acc_delta, step, lr_tensor, lr, rho
 ADADELTA_UPDATE = define_op(
     "adadelta_update",
     [_mutable("param"), "grad", _mutable("square_avg"), _mutable("acc_delta"), _mutable("step"),
-     LR],
+     SCALARS],
     ["param_out"], infer=_adadelta_infer, traits=TRAITS,
     attrs=[Attr("lr", "float", min=0.0), Attr("rho", "float", 0.9, min=0.0, max=1.0),
            Attr("eps", "float", 1e-6, min=0.0), Attr("weight_decay", "float", 0.0, min=0.0),

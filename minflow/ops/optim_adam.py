@@ -1,6 +1,7 @@
 """More of the Adam family as update ops, with PyTorch's formulas (see ops/optim.py for
-the conventions: mutable inputs written in place, hyperparameters as attrs, ``step`` a
-0-d float tensor the kernel increments, ``lr`` a float or a 0-d tensor):
+the conventions: mutable inputs written in place, hyperparameters as attrs (or read per
+call from the optional ``scalars`` input), ``step`` a 0-d float tensor the kernel
+increments, ``lr`` a float or a 0-d tensor):
 
   adamax_update   Adamax: the second moment replaced by an infinity norm
   nadam_update    NAdam: Nesterov momentum with the mu schedule (``mu_product`` state)
@@ -8,7 +9,8 @@ the conventions: mutable inputs written in place, hyperparameters as attrs, ``st
 
 Kernels: kernels/generic/optim_adam.py.
 """
-from .optim import LR, TRAITS, _check_lr, _check_param, _check_step, _like_param, _mutable, _run
+from .optim import (SCALARS, TRAITS, _check_param, _check_scalars, _check_step, _like_param,
+                    _mutable, _run)
 from .registry import Attr, define_op
 
 __all__ = ["adamax_update", "nadam_update", "radam_update"]
@@ -19,10 +21,10 @@ def _check_betas(betas):
         raise ValueError(f"attr 'betas' expected two floats in [0, 1), got {betas}")
 
 
-def _check_moments(param, grad, lr_tensor, step, **moments):
+def _check_moments(op_name, param, grad, scalars, step, **moments):
     _check_param(param)
     _like_param(param, grad, "grad")
-    _check_lr(lr_tensor)
+    _check_scalars(scalars, op_name)
     for name, moment in moments.items():
         _like_param(param, moment, name)
     _check_step(step)
@@ -36,16 +38,18 @@ def _common_attrs():
 
 # ---- adamax_update ---------------------------------------------------------------------
 
-def _adamax_infer(param, grad, exp_avg, exp_inf, step, lr_tensor, lr, betas, eps,
+def _adamax_infer(param, grad, exp_avg, exp_inf, step, scalars, lr, betas, eps,
                   weight_decay, maximize):
-    _check_moments(param, grad, lr_tensor, step, exp_avg=exp_avg, exp_inf=exp_inf)
+    _check_moments("adamax_update", param, grad, scalars, step, exp_avg=exp_avg,
+                   exp_inf=exp_inf)
     _check_betas(betas)
     return param._data.shape, param.dtype
 
 
 ADAMAX_UPDATE = define_op(
     "adamax_update",
-    [_mutable("param"), "grad", _mutable("exp_avg"), _mutable("exp_inf"), _mutable("step"), LR],
+    [_mutable("param"), "grad", _mutable("exp_avg"), _mutable("exp_inf"), _mutable("step"),
+     SCALARS],
     ["param_out"], infer=_adamax_infer, traits=TRAITS, attrs=_common_attrs(),
     doc="Adamax step in place: step += 1; m = lerp(m, g, 1 - beta1); u = max(beta2 u, |g| + "
         "eps); param -= lr / (1 - beta1^step) * m / u.")
@@ -72,9 +76,10 @@ def adamax_update(param, grad, exp_avg, exp_inf, step, *, lr, betas=(0.9, 0.999)
 
 # ---- nadam_update ----------------------------------------------------------------------
 
-def _nadam_infer(param, grad, exp_avg, exp_avg_sq, mu_product, step, lr_tensor, lr, betas,
+def _nadam_infer(param, grad, exp_avg, exp_avg_sq, mu_product, step, scalars, lr, betas,
                  eps, weight_decay, maximize, momentum_decay, decoupled_weight_decay):
-    _check_moments(param, grad, lr_tensor, step, exp_avg=exp_avg, exp_avg_sq=exp_avg_sq)
+    _check_moments("nadam_update", param, grad, scalars, step, exp_avg=exp_avg,
+                   exp_avg_sq=exp_avg_sq)
     _check_step(mu_product)
     _check_betas(betas)
     return param._data.shape, param.dtype
@@ -83,7 +88,7 @@ def _nadam_infer(param, grad, exp_avg, exp_avg_sq, mu_product, step, lr_tensor, 
 NADAM_UPDATE = define_op(
     "nadam_update",
     [_mutable("param"), "grad", _mutable("exp_avg"), _mutable("exp_avg_sq"),
-     _mutable("mu_product"), _mutable("step"), LR],
+     _mutable("mu_product"), _mutable("step"), SCALARS],
     ["param_out"], infer=_nadam_infer, traits=TRAITS,
     attrs=_common_attrs() + [Attr("momentum_decay", "float", 4e-3, min=0.0),
                              Attr("decoupled_weight_decay", "bool", False)],
@@ -118,9 +123,10 @@ def nadam_update(param, grad, exp_avg, exp_avg_sq, mu_product, step, *, lr,
 
 # ---- radam_update ----------------------------------------------------------------------
 
-def _radam_infer(param, grad, exp_avg, exp_avg_sq, step, lr_tensor, lr, betas, eps,
+def _radam_infer(param, grad, exp_avg, exp_avg_sq, step, scalars, lr, betas, eps,
                  weight_decay, maximize, decoupled_weight_decay):
-    _check_moments(param, grad, lr_tensor, step, exp_avg=exp_avg, exp_avg_sq=exp_avg_sq)
+    _check_moments("radam_update", param, grad, scalars, step, exp_avg=exp_avg,
+                   exp_avg_sq=exp_avg_sq)
     _check_betas(betas)
     return param._data.shape, param.dtype
 
@@ -128,7 +134,7 @@ def _radam_infer(param, grad, exp_avg, exp_avg_sq, step, lr_tensor, lr, betas, e
 RADAM_UPDATE = define_op(
     "radam_update",
     [_mutable("param"), "grad", _mutable("exp_avg"), _mutable("exp_avg_sq"), _mutable("step"),
-     LR],
+     SCALARS],
     ["param_out"], infer=_radam_infer, traits=TRAITS,
     attrs=_common_attrs() + [Attr("decoupled_weight_decay", "bool", False)],
     doc="RAdam step in place: m, v as Adam; rho_t = rho_inf - 2 t beta2^t / (1 - beta2^t); "

@@ -21,6 +21,8 @@ class Adadelta(Optimizer):
     0.996838
     """
 
+    update_op = ADADELTA_UPDATE
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, *, maximize=False):
         check_nonnegative(lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
@@ -39,8 +41,12 @@ class Adadelta(Optimizer):
                 continue
             state = self.state[p]
             if not state:
-                state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
-                state["square_avg"] = F.zeros_like(p)
-                state["acc_delta"] = F.zeros_like(p)
+                self._init_state(p, group)
             adadelta_update(p, grad, state["square_avg"], state["acc_delta"], state["step"],
                             **attrs)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
+        state["square_avg"] = F.zeros_like(p)
+        state["acc_delta"] = F.zeros_like(p)

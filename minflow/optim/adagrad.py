@@ -22,6 +22,8 @@ class Adagrad(Optimizer):
     0.5
     """
 
+    update_op = ADAGRAD_UPDATE
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, *, maximize=False):
         check_nonnegative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
@@ -32,9 +34,9 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(p)
+                self._init_state(p, group)
 
-    def _init_state(self, p):
+    def _init_state(self, p, group):
         state = self.state[p]
         state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
         state["sum"] = F.full_like(p, self.defaults["initial_accumulator_value"])
@@ -50,5 +52,5 @@ class Adagrad(Optimizer):
                 continue
             state = self.state[p]
             if not state:
-                self._init_state(p)
+                self._init_state(p, group)
             adagrad_update(p, grad, state["sum"], state["step"], **attrs)

@@ -24,6 +24,8 @@ class Adam(Optimizer):
     ([0.9, -0.9], 1.0)
     """
 
+    update_op = ADAM_UPDATE
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, maximize=False, decoupled_weight_decay=False):
         check_nonnegative(lr=lr, eps=eps)
@@ -50,13 +52,17 @@ class Adam(Optimizer):
                 continue
             state = self.state[p]
             if not state:
-                state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
-                state["exp_avg"] = F.zeros_like(p)
-                state["exp_avg_sq"] = F.zeros_like(p)
-                if amsgrad:
-                    state["max_exp_avg_sq"] = F.zeros_like(p)
+                self._init_state(p, group)
             adam_update(p, grad, state["exp_avg"], state["exp_avg_sq"],
                         state.get("max_exp_avg_sq"), state["step"], **attrs)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
+        state["exp_avg"] = F.zeros_like(p)
+        state["exp_avg_sq"] = F.zeros_like(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = F.zeros_like(p)
 
 
 class AdamW(Adam):

@@ -23,6 +23,8 @@ class Adamax(Optimizer):
     0.9
     """
 
+    update_op = ADAMAX_UPDATE
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, *,
                  maximize=False):
         check_nonnegative(lr=lr, eps=eps)
@@ -41,8 +43,12 @@ class Adamax(Optimizer):
                 continue
             state = self.state[p]
             if not state:
-                state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
-                state["exp_avg"] = F.zeros_like(p)
-                state["exp_inf"] = F.zeros_like(p)
+                self._init_state(p, group)
             adamax_update(p, p.grad, state["exp_avg"], state["exp_inf"], state["step"],
                           **attrs)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
+        state["exp_avg"] = F.zeros_like(p)
+        state["exp_inf"] = F.zeros_like(p)

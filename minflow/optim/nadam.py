@@ -24,6 +24,8 @@ class NAdam(Optimizer):
     0.8944
     """
 
+    update_op = NADAM_UPDATE
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, maximize=False):
         check_nonnegative(lr=lr, eps=eps)
@@ -45,9 +47,13 @@ class NAdam(Optimizer):
                 continue
             state = self.state[p]
             if not state:
-                state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
-                state["mu_product"] = F.ones((), dtype=scalar_dtype(), device=p.device)
-                state["exp_avg"] = F.zeros_like(p)
-                state["exp_avg_sq"] = F.zeros_like(p)
+                self._init_state(p, group)
             nadam_update(p, p.grad, state["exp_avg"], state["exp_avg_sq"],
                          state["mu_product"], state["step"], **attrs)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
+        state["mu_product"] = F.ones((), dtype=scalar_dtype(), device=p.device)
+        state["exp_avg"] = F.zeros_like(p)
+        state["exp_avg_sq"] = F.zeros_like(p)

@@ -2,7 +2,9 @@
 
 A subclass names its defaults and writes ``_update_group(group)``, which calls one update
 op (minflow/ops/optim.py) per parameter that has a gradient; ``step`` runs it for every
-group under no_grad, after the optional closure.
+group under no_grad, after the optional closure. It names that op as ``update_op`` and
+makes a parameter's first state in ``_init_state(p, group)``: nn.Graph traces
+``_update_group`` into update ops (minflow/graph/optim.py) and needs both.
 """
 import warnings
 from collections import defaultdict
@@ -28,6 +30,10 @@ class Optimizer:
     >>> opt.param_groups[0]["lr"], opt.param_groups[0]["momentum"]
     (0.5, 0)
     """
+
+    # the update op ``_update_group`` calls (None: no update op, e.g. LBFGS); nn.Graph feeds
+    # its float hyperparameters (``minflow.ops.optim.scalar_attrs``) from the param groups
+    update_op = None
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -126,6 +132,11 @@ class Optimizer:
             for group in self.param_groups:
                 self._update_group(group)
         return loss
+
+    def _init_state(self, p, group):
+        """Make ``p``'s state as its first step does (zero moments, ``step`` 0)."""
+        raise NotImplementedError(f"{type(self).__name__} makes no per-parameter state "
+                                  f"before its first step")
 
     def _update_group(self, group):
         """Update every parameter of ``group`` that has a gradient (one op call each)."""

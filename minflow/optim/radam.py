@@ -23,6 +23,8 @@ class RAdam(Optimizer):
     0.8
     """
 
+    update_op = RADAM_UPDATE
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, maximize=False):
         check_nonnegative(lr=lr, eps=eps)
@@ -42,8 +44,12 @@ class RAdam(Optimizer):
                 continue
             state = self.state[p]
             if not state:
-                state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
-                state["exp_avg"] = F.zeros_like(p)
-                state["exp_avg_sq"] = F.zeros_like(p)
+                self._init_state(p, group)
             radam_update(p, p.grad, state["exp_avg"], state["exp_avg_sq"], state["step"],
                          **attrs)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
+        state["exp_avg"] = F.zeros_like(p)
+        state["exp_avg_sq"] = F.zeros_like(p)

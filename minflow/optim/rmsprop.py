@@ -23,6 +23,8 @@ class RMSprop(Optimizer):
     0.9
     """
 
+    update_op = RMSPROP_UPDATE
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, *, maximize=False):
         check_nonnegative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay,
@@ -43,11 +45,15 @@ class RMSprop(Optimizer):
                 continue
             state = self.state[p]
             if not state:
-                state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
-                state["square_avg"] = F.zeros_like(p)
-                if momentum > 0:
-                    state["momentum_buffer"] = F.zeros_like(p)
-                if centered:
-                    state["grad_avg"] = F.zeros_like(p)
+                self._init_state(p, group)
             rmsprop_update(p, grad, state["square_avg"], state.get("grad_avg"),
                            state.get("momentum_buffer"), state["step"], **attrs)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
+        state["square_avg"] = F.zeros_like(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = F.zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = F.zeros_like(p)

@@ -28,6 +28,8 @@ class SGD(Optimizer):
     [0.800000011920929, 1.600000023841858]
     """
 
+    update_op = SGD_UPDATE
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None):
         check_nonnegative(lr=lr, momentum=momentum, weight_decay=weight_decay)

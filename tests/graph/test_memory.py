@@ -25,7 +25,7 @@ def _mlp(x, w1, b1, w2, b2, w3, b3):
 
 def _train_plan(params, preallocate, batch=8, dtype=minflow.float32, passes=mg.DEFAULT_PASSES,
                 device="cpu"):
-    """A compiled SGD training step of _mlp on ``params``, and its lr feeds."""
+    """A compiled SGD training step of _mlp on ``params``, and its hyperparameter feeds."""
     with mg.trace() as g:
         x = mg.placeholder(g, (batch, 6), dtype, device)
         y = mg.placeholder(g, (batch,), minflow.int64, device)
@@ -35,9 +35,8 @@ def _train_plan(params, preallocate, batch=8, dtype=minflow.float32, passes=mg.D
         mg.set_outputs(g, (loss, logits, logits.T))
     opt = minflow.optim.SGD(params, lr=0.1, momentum=0.9)
     feeds = mg.optim.add_update_ops(g, opt)
-    lrs = [minflow.tensor(group["lr"], dtype=minflow.float64, device=device)
-           for group, _ in feeds]
-    return mg.compile(g, passes, preallocate), lrs
+    scalars = [mg.optim.scalars_tensor(group, op) for group, op, _ in feeds]
+    return mg.compile(g, passes, preallocate), scalars
 
 
 def _batches(n, batch=8, dtype=minflow.float32):

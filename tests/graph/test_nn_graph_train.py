@@ -184,4 +184,4 @@ def test_training_graph_report_and_dot_export():
     assert graph.compile_report().as_dict()["memory"]["peak_bytes"] > 0
     dot = graph.to_dot()
     assert dot.count("fillcolor=palegreen") == 4            # one sgd_update per parameter
-    assert "lr[0]" in dot and "sgd_update" in repr(graph)
+    assert "scalars[0]" in dot and "sgd_update" in repr(graph)

@@ -42,7 +42,7 @@ def _training_graph(name):
         loss.backward()
         mg.set_outputs(g, loss)
     feeds = mg.optim.add_update_ops(g, opt)
-    lrs = [minflow.tensor(group["lr"], dtype=minflow.float64) for group, _ in feeds]
+    lrs = [mg.optim.scalars_tensor(group, op) for group, op, _ in feeds]
     return g, model, opt, (x, y, *lrs)
 
 

@@ -52,10 +52,10 @@ def _addcdiv_(xp, target, value, num, denom, spare):
 
 
 @register_kernel("sgd_update", BOTH, FLOATS)
-def sgd_update(xp, param, grad, momentum_buffer, lr_tensor, lr, momentum, dampening,
+def sgd_update(xp, param, grad, momentum_buffer, scalars, lr, momentum, dampening,
                weight_decay, nesterov, maximize, init_buffer):
-    if lr_tensor is not None:       # graph mode: lr fed as a 0-d tensor per call
-        lr = float(lr_tensor)
+    if scalars is not None:         # graph mode: the hyperparameters fed per call
+        lr, momentum, dampening, weight_decay = scalars.tolist()
     g, owned = _decayed(xp, param, grad, weight_decay, maximize)
     if momentum != 0:
         buf = momentum_buffer
@@ -76,10 +76,10 @@ def sgd_update(xp, param, grad, momentum_buffer, lr_tensor, lr, momentum, dampen
 
 
 @register_kernel("sgd_update_foreach", BOTH, FLOATS)
-def sgd_update_foreach(xp, params, grads, momentum_buffers, lr_tensor, lr, momentum,
+def sgd_update_foreach(xp, params, grads, momentum_buffers, scalars, lr, momentum,
                        dampening, weight_decay, nesterov, maximize, init_buffer):
-    if lr_tensor is not None:
-        lr = float(lr_tensor)
+    if scalars is not None:
+        lr, momentum, dampening, weight_decay = scalars.tolist()
     buffers = momentum_buffers if momentum != 0 else (None,) * len(params)
     for param, grad, buf in zip(params, grads, buffers):
         sgd_update(xp, param, grad, buf, None, lr, momentum, dampening, weight_decay,
@@ -96,11 +96,11 @@ def _add_scaled_(xp, param, g, alpha, owned):
 
 
 @register_kernel("adam_update", BOTH, FLOATS)
-def adam_update(xp, param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr_tensor, lr,
+def adam_update(xp, param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, scalars, lr,
                 betas, eps, weight_decay, amsgrad, maximize, decoupled_weight_decay):
-    if lr_tensor is not None:       # graph mode: lr fed as a 0-d tensor per call
-        lr = float(lr_tensor)
     beta1, beta2 = betas
+    if scalars is not None:         # graph mode: the hyperparameters fed per call
+        lr, beta1, beta2, eps, weight_decay = scalars.tolist()
     step += 1
     count = float(step)
     if decoupled_weight_decay:
@@ -130,10 +130,10 @@ def adam_update(xp, param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr_t
 
 
 @register_kernel("rmsprop_update", BOTH, FLOATS)
-def rmsprop_update(xp, param, grad, square_avg, grad_avg, momentum_buffer, step, lr_tensor,
+def rmsprop_update(xp, param, grad, square_avg, grad_avg, momentum_buffer, step, scalars,
                    lr, alpha, eps, weight_decay, momentum, centered, maximize):
-    if lr_tensor is not None:       # graph mode: lr fed as a 0-d tensor per call
-        lr = float(lr_tensor)
+    if scalars is not None:         # graph mode: the hyperparameters fed per call
+        lr, alpha, eps, weight_decay, momentum = scalars.tolist()
     step += 1
     g, owned = _decayed(xp, param, grad, weight_decay, maximize)
     square_avg *= alpha
@@ -160,10 +160,10 @@ def rmsprop_update(xp, param, grad, square_avg, grad_avg, momentum_buffer, step,
 
 
 @register_kernel("adagrad_update", BOTH, FLOATS)
-def adagrad_update(xp, param, grad, state_sum, step, lr_tensor, lr, lr_decay, weight_decay,
+def adagrad_update(xp, param, grad, state_sum, step, scalars, lr, lr_decay, weight_decay,
                    eps, maximize):
-    if lr_tensor is not None:       # graph mode: lr fed as a 0-d tensor per call
-        lr = float(lr_tensor)
+    if scalars is not None:         # graph mode: the hyperparameters fed per call
+        lr, lr_decay, weight_decay, eps = scalars.tolist()
     step += 1
     count = float(step)
     g, owned = _decayed(xp, param, grad, weight_decay, maximize)
@@ -177,10 +177,10 @@ def adagrad_update(xp, param, grad, state_sum, step, lr_tensor, lr, lr_decay, we
 
 
 @register_kernel("adadelta_update", BOTH, FLOATS)
-def adadelta_update(xp, param, grad, square_avg, acc_delta, step, lr_tensor, lr, rho, eps,
+def adadelta_update(xp, param, grad, square_avg, acc_delta, step, scalars, lr, rho, eps,
                     weight_decay, maximize):
-    if lr_tensor is not None:       # graph mode: lr fed as a 0-d tensor per call
-        lr = float(lr_tensor)
+    if scalars is not None:         # graph mode: the hyperparameters fed per call
+        lr, rho, eps, weight_decay = scalars.tolist()
     step += 1
     g, owned = _decayed(xp, param, grad, weight_decay, maximize)
     square_avg *= rho

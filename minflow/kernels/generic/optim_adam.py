@@ -14,11 +14,11 @@ def _second_moment(xp, exp_avg_sq, g, beta2, scratch):
 
 
 @register_kernel("adamax_update", BOTH, FLOATS)
-def adamax_update(xp, param, grad, exp_avg, exp_inf, step, lr_tensor, lr, betas, eps,
+def adamax_update(xp, param, grad, exp_avg, exp_inf, step, scalars, lr, betas, eps,
                   weight_decay, maximize):
-    if lr_tensor is not None:       # graph mode: lr fed as a 0-d tensor per call
-        lr = float(lr_tensor)
     beta1, beta2 = betas
+    if scalars is not None:         # graph mode: the hyperparameters fed per call
+        lr, beta1, beta2, eps, weight_decay = scalars.tolist()
     step += 1
     g, owned = _decayed(xp, param, grad, weight_decay, maximize)
     scratch = xp.subtract(g, exp_avg, out=xp.empty_like(param))
@@ -33,11 +33,11 @@ def adamax_update(xp, param, grad, exp_avg, exp_inf, step, lr_tensor, lr, betas,
 
 
 @register_kernel("nadam_update", BOTH, FLOATS)
-def nadam_update(xp, param, grad, exp_avg, exp_avg_sq, mu_product, step, lr_tensor, lr, betas,
+def nadam_update(xp, param, grad, exp_avg, exp_avg_sq, mu_product, step, scalars, lr, betas,
                  eps, weight_decay, maximize, momentum_decay, decoupled_weight_decay):
-    if lr_tensor is not None:
-        lr = float(lr_tensor)
     beta1, beta2 = betas
+    if scalars is not None:
+        lr, beta1, beta2, eps, weight_decay, momentum_decay = scalars.tolist()
     step += 1
     count = float(step)
     bias_correction2 = 1 - beta2 ** count
@@ -62,11 +62,11 @@ def nadam_update(xp, param, grad, exp_avg, exp_avg_sq, mu_product, step, lr_tens
 
 
 @register_kernel("radam_update", BOTH, FLOATS)
-def radam_update(xp, param, grad, exp_avg, exp_avg_sq, step, lr_tensor, lr, betas, eps,
+def radam_update(xp, param, grad, exp_avg, exp_avg_sq, step, scalars, lr, betas, eps,
                  weight_decay, maximize, decoupled_weight_decay):
-    if lr_tensor is not None:
-        lr = float(lr_tensor)
     beta1, beta2 = betas
+    if scalars is not None:
+        lr, beta1, beta2, eps, weight_decay = scalars.tolist()
     step += 1
     count = float(step)
     if decoupled_weight_decay and weight_decay != 0:
