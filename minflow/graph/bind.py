@@ -21,7 +21,8 @@ from ..kernels.registry import find_kernel
 from ..ops.registry import get_op
 from .ir import Value
 
-__all__ = ["bind_node", "writes_out", "read_arg", "READ", "CAST", "LIST", "CONST"]
+__all__ = ["bind_node", "writes_out", "overwritable", "read_arg", "READ", "CAST", "LIST",
+           "CONST"]
 
 READ, CAST, LIST, CONST = range(4)     # how a call gets each argument
 
@@ -38,11 +39,14 @@ def read_arg(slots, arg):
     return payload
 
 
-def bind_node(node):
-    """One call: (kernel with attrs bound, argument specs, (value id, numpy dtype) per output)."""
+def bind_node(node, overwrite=False):
+    """One call: (kernel with attrs bound, argument specs, (value id, numpy dtype) per output).
+    ``overwrite``: the kernel may write over the inputs ``overwritable`` names."""
     op, device, compute, kernel = _find(node)
     kernel = kernel.bind()
     attrs = _attrs(op, node)
+    if overwrite:
+        attrs["overwrite"] = True
     if attrs:
         kernel = functools.partial(kernel, **attrs)
     if device.index is not None:
@@ -71,6 +75,12 @@ def writes_out(node):
         return fn(*probe, **_attrs(op, node)).dtype == node.outputs[0].dtype.np
     except (TypeError, ValueError):
         return False
+
+
+def overwritable(node):
+    """The names of ``node``'s inputs its kernel can write over when nothing reads them
+    after it (``overwrite=True``; see kernels/registry.py), e.g. ("grad",) for sgd_update."""
+    return _find(node)[3].overwrites
 
 
 def _find(node):

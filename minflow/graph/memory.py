@@ -16,7 +16,9 @@ its last reader there writes over that input (``inplace``). Values returned to t
 (and views of them) never live in a buffer: a later run would overwrite them. Gradients
 handed to ``param.grad`` and values written back into tensors may, as the plan copies
 them out. Every other value is allocated by its kernel and dropped after its last reader
-(``drops``).
+(``drops``). Given ``overwrites`` (node index -> the names of the inputs its kernel can
+write over), a node whose named inputs all die there, in buffers the plan made, is told
+it may (``overwrite``): an optimizer update then takes its dead gradient as scratch.
 
 >>> g = minflow.graph.trace_function(lambda x: ((x + 1) * 2).exp(), minflow.ones(256))
 >>> mem = minflow.graph.plan_memory(g)
@@ -38,7 +40,8 @@ class MemoryPlan:
     buffer index; ``buffer_bytes``: size per buffer; peak and no-reuse byte counts.
     ``preallocated``: value id -> (device, byte offset) in that device's ``arenas`` (bytes)
     for the values written into memory made once, ``held_bytes`` the arenas' total;
-    ``inplace``: (node index, input id, output id) per node writing over its input.
+    ``inplace``: (node index, input id, output id) per node writing over its input;
+    ``overwrite``: the indices of the nodes whose kernel may write over its dying inputs.
 
     >>> g = minflow.graph.trace_function(lambda x: ((x + 1) * 2).exp(), minflow.ones(256))
     >>> print(minflow.graph.plan_memory(g))
@@ -46,11 +49,12 @@ class MemoryPlan:
     """
 
     def __init__(self, drops, buffer_of, buffer_bytes, no_reuse_bytes, preallocated=None,
-                 arenas=None, inplace=()):
+                 arenas=None, inplace=(), overwrite=()):
         self.drops, self.buffer_of, self.buffer_bytes = drops, buffer_of, buffer_bytes
         self.peak_bytes, self.no_reuse_bytes = sum(buffer_bytes), no_reuse_bytes
         self.preallocated, self.arenas = preallocated or {}, arenas or {}
         self.held_bytes, self.inplace = sum(self.arenas.values()), list(inplace)
+        self.overwrite = list(overwrite)
 
     def __str__(self):
         saved = 1 - self.peak_bytes / self.no_reuse_bytes if self.no_reuse_bytes else 0.0
@@ -69,9 +73,10 @@ class MemoryPlan:
                 "inplace": len(self.inplace)}
 
 
-def plan_memory(graph, writes_out=None):
+def plan_memory(graph, writes_out=None, overwrites=None):
     """The MemoryPlan of ``graph``'s nodes in their order; ``writes_out``: indices of the
-    nodes whose kernel takes ``out=`` (None: a plan on paper only).
+    nodes whose kernel takes ``out=`` (None: a plan on paper only); ``overwrites``: node
+    index -> names of the inputs its kernel can write over.
 
     >>> g = minflow.graph.trace_function(lambda x: (x + 1).exp(), minflow.ones(4))
     >>> minflow.graph.plan_memory(g).drops         # node 1 is the last reader of value 1
@@ -95,8 +100,19 @@ def plan_memory(graph, writes_out=None):
             buffer_of[vid] = buffer_of[r]
     preallocated, arenas = _place([span for span in spans if span[3][0][0] in real])
     no_reuse = sum(_nbytes(graph.values[vid]) for group in groups for vid, _ in group)
+    overwrite = [i for i, names in sorted((overwrites or {}).items())
+                 if _may_overwrite(graph.nodes[i], i, names, real, last)]
     return MemoryPlan([sorted(d) for d in drops], buffer_of, sizes, no_reuse, preallocated,
-                      arenas, inplace)
+                      arenas, inplace, overwrite)
+
+
+def _may_overwrite(node, i, names, real, last):
+    """Whether the inputs of ``node`` (index i) named ``names`` are all values with buffers
+    of the plan's own (``real``) that nothing reads after it, each passed once."""
+    inputs = [x for spec, x in zip(get_op(node.op).inputs, node.inputs) if spec.name in names]
+    ids = [v.id for v in node.input_values()]
+    return bool(inputs) and all(isinstance(x, Value) and x.id in real and last[x.id] == i
+                                and ids.count(x.id) == 1 for x in inputs)
 
 
 def _inplace_groups(graph, root, last, real):

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.device import array_module, cuda_context
 from ..core.tensor import Tensor
-from .bind import CAST, LIST, READ, bind_node, read_arg, writes_out
+from .bind import CAST, LIST, READ, bind_node, overwritable, read_arg, writes_out
 from .fusion import fuse_elementwise
 from .memory import plan_memory, schedule_updates_early
 from .passes import (common_subexpression_elimination, constant_folding,
@@ -69,8 +69,11 @@ def compile(graph, passes=DEFAULT_PASSES, preallocate=True):
 
 
 def _plan_memory(graph):
-    """The memory plan with buffers for the outputs of the kernels that take ``out=``."""
-    return plan_memory(graph, {i for i, node in enumerate(graph.nodes) if writes_out(node)})
+    """The memory plan with buffers for the outputs of the kernels that take ``out=``, and
+    the kernels that can write over their dying inputs told which they are."""
+    nodes = list(enumerate(graph.nodes))
+    return plan_memory(graph, {i for i, node in nodes if writes_out(node)},
+                       {i: names for i, node in nodes if (names := overwritable(node))})
 
 
 class Plan:
@@ -94,9 +97,11 @@ class Plan:
         buffers = _make_buffers(graph, self.memory)
         self.held_bytes = self.memory.held_bytes
         self._slots = [buffers.get(v.id) for v in graph.values]   # each run starts from these
-        self.calls = [(*bind_node(node), tuple(d for d in drops if d not in buffers),
+        overwrite = set(self.memory.overwrite)
+        self.calls = [(*bind_node(node, i in overwrite),
+                       tuple(d for d in drops if d not in buffers),
                        buffers.get(node.outputs[0].id))
-                      for node, drops in zip(graph.nodes, self.memory.drops)]
+                      for i, (node, drops) in enumerate(zip(graph.nodes, self.memory.drops))]
         used = {v.id for node in graph.nodes for v in node.input_values()}
         used.update(v.id for v in graph.outputs)
         used.update((*graph.param_grads.values(), *graph.writes.values()))

@@ -7,6 +7,9 @@ A kernel computes on raw arrays (numpy.ndarray or cupy.ndarray), never on Tensor
 A kernel registered with ``out=True`` also takes ``out=``, an array of the output's shape
 and dtype to write its one output into (and return): the graph plan passes its
 preallocated buffers there (ufuncs registered by name take ``out=`` by nature).
+A kernel registered with ``overwrites=("grad",)`` also takes ``overwrite=False``: True
+lets it write over those inputs, which the graph plan passes where nothing reads them
+after the call (a gradient that dies at its optimizer update).
 """
 import functools
 
@@ -23,11 +26,12 @@ class KernelNotFoundError(RuntimeError):
 
 
 class Kernel:
-    __slots__ = ("op", "device", "dtypes", "fn", "match", "generic", "out")
+    __slots__ = ("op", "device", "dtypes", "fn", "match", "generic", "out", "overwrites")
 
-    def __init__(self, op, device, dtypes_, fn, match, generic, out=False):
+    def __init__(self, op, device, dtypes_, fn, match, generic, out=False, overwrites=()):
         self.op, self.device, self.dtypes, self.fn = op, device, dtypes_, fn
         self.match, self.generic, self.out = match, generic, out
+        self.overwrites = tuple(overwrites)
 
     def bind(self):
         """The callable the dispatcher runs: generic kernels get their array module."""
@@ -42,12 +46,13 @@ class Kernel:
                 f"[{', '.join(d.name for d in sorted(self.dtypes, key=lambda d: d.rank))}])")
 
 
-def register_kernel(op_name, device, dtypes_, match=None, out=False):
+def register_kernel(op_name, device, dtypes_, match=None, out=False, overwrites=()):
     """Register ``fn`` as the kernel of ``op_name`` on ``device`` for ``dtypes_``.
 
     ``device`` is "cpu", "cuda", or a tuple of both for an array-module-generic kernel.
     ``match(*inputs, **attrs) -> bool`` narrows the kernel further (e.g. by an attr value).
     ``out``: ``fn`` takes ``out=None``, an array to write its one output into.
+    ``overwrites``: names of inputs ``fn`` may write over when called with ``overwrite=True``.
 
     >>> import minflow.library as L
     >>> _ = L.define_op("doc.halve", ["input"], infer=lambda x: (x.shape, x.dtype))
@@ -74,6 +79,11 @@ def register_kernel(op_name, device, dtypes_, match=None, out=False):
     dts = frozenset(dtypes.as_dtype(d) for d in dtypes_)
     if not dts:
         raise ValueError(f"register_kernel({op_name!r}): expected at least one dtype")
+    names = [spec.name for spec in op.inputs]
+    unknown = [name for name in overwrites if name not in names]
+    if unknown:
+        raise ValueError(f"register_kernel({op_name!r}): overwrites names {unknown}, which "
+                         f"are not inputs of the op; its inputs: {names}")
 
     def decorator(fn):
         for dev in devices:
@@ -84,7 +94,7 @@ def register_kernel(op_name, device, dtypes_, match=None, out=False):
                     raise ValueError(f"register_kernel({op_name!r}): a kernel for device "
                                      f"{dev!r} and dtypes {names} is already registered "
                                      f"({_describe(other.fn)})")
-            op.kernels.append(Kernel(op, dev, dts, fn, match, generic, out))
+            op.kernels.append(Kernel(op, dev, dts, fn, match, generic, out, overwrites))
         op.kernel_cache.clear()
         return fn
     return decorator

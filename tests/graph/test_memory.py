@@ -52,6 +52,9 @@ def test_training_equals_a_plan_that_allocates_call_after_call(dtype):
     plan_pre, _ = _train_plan(p_pre, preallocate=True, dtype=dtype)
     assert not plan_alloc.memory.preallocated and plan_pre.memory.preallocated
     assert plan_pre.memory.inplace                  # relu, * 2 and - 1 write in place
+    updates = [i for i, node in enumerate(plan_pre.graph.nodes) if node.op == "sgd_update"]
+    assert plan_pre.memory.overwrite == updates     # every grad dies at its update
+    assert not plan_alloc.memory.overwrite          # kernel-made grads are never overwritten
     for x, y in _batches(4, dtype=dtype):
         for a, b in zip(plan_alloc(x, y, *lrs), plan_pre(x, y, *lrs)):
             np.testing.assert_array_equal(a.numpy(), b.numpy())
@@ -203,3 +206,48 @@ def test_preallocated_plan_on_each_device(device):
         expected = ref_plan(x, y, *ref_lrs)
         for a, b in zip(got, expected):
             np.testing.assert_allclose(a.cpu().numpy(), b.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def _sgd_graph(params):
+    """A traced SGD step of _mlp's squared output on ``params``, its updates added."""
+    with mg.trace() as g:
+        x = mg.placeholder(g, (8, 6))
+        (_mlp(x, *params) ** 2).mean().backward()
+    lrs = [minflow.tensor(group["lr"], dtype=minflow.float64) for group, _ in
+           mg.optim.add_update_ops(g, minflow.optim.SGD(params, lr=0.1))]
+    return g, lrs
+
+
+def test_a_returned_grad_is_not_overwritten_by_its_update():
+    params, ref_params = _mlp_params(), _mlp_params()
+    g, lrs = _sgd_graph(params)
+    update = next(n for n in g.nodes if n.op == "sgd_update" and n.inputs[0].tensor is params[0])
+    g.outputs.append(update.inputs[1])              # the grad of w1, returned
+    plan = mg.compile(g)
+    index = next(i for i, n in enumerate(plan.graph.nodes)
+                 if n.op == "sgd_update" and n.inputs[1].id == update.inputs[1].id)
+    assert index not in plan.memory.overwrite and plan.memory.overwrite
+    ref_g, _ = _sgd_graph(ref_params)
+    ref_g.outputs.append(next(n.inputs[1] for n in ref_g.nodes if n.op == "sgd_update"
+                              and n.inputs[0].tensor is ref_params[0]))
+    ref_plan = mg.compile(ref_g, preallocate=False)
+    for x, _ in _batches(3):
+        got, expected = plan(x, *lrs), ref_plan(x, *lrs)
+        np.testing.assert_array_equal(got[-1].numpy(), expected[-1].numpy())
+    for a, b in zip(params, ref_params):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def test_a_grad_that_lives_on_is_not_overwritten():
+    g, _ = _sgd_graph(_mlp_params())
+    g = g.copy()
+    schedule_updates_early(g)
+    updates = {i: ("grad",) for i, node in enumerate(g.nodes) if node.op == "sgd_update"}
+    everything = set(range(len(g.nodes)))
+    assert sorted(mg.plan_memory(g, everything, updates).overwrite) == sorted(updates)
+    first = min(updates)
+    grad = g.nodes[first].inputs[1]
+    g.param_grads[-1] = grad.id                     # also handed to a param's .grad
+    assert first not in mg.plan_memory(g, everything, updates).overwrite
+    del g.param_grads[-1]
+    assert first not in mg.plan_memory(g, set(), updates).overwrite    # not the plan's buffer

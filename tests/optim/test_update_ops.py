@@ -4,7 +4,10 @@ import numpy as np
 import pytest
 
 import minflow
+from minflow.core.device import array_module
+from minflow.kernels.registry import find_kernel
 from minflow.ops import optim as ops
+from minflow.ops.registry import get_op
 from minflow.ops import optim_adam
 
 DTYPES = [minflow.float16, minflow.float32, minflow.float64]
@@ -171,3 +174,30 @@ def test_meta_device_infers_without_running():
     with minflow.no_grad():
         out = ops.sgd_update(param, minflow.zeros(3, device="meta"), lr=0.1)
     assert out is param
+
+
+@pytest.mark.parametrize("dtype", [minflow.float32, minflow.float64], ids=lambda d: d.name)
+@pytest.mark.parametrize("attrs", [
+    {}, {"momentum": 0.9}, {"momentum": 0.9, "init_buffer": True},
+    {"momentum": 0.9, "dampening": 0.3, "weight_decay": 0.01},
+    {"momentum": 0.9, "nesterov": True}, {"weight_decay": 0.01, "maximize": True}])
+@pytest.mark.parametrize("shape", [(3,), (300, 200)])       # one block, several
+def test_sgd_kernel_overwriting_its_grad_gives_the_same_step(attrs, shape, dtype, device):
+    xp = array_module(minflow.device(device).type)
+    kernel = find_kernel(get_op("sgd_update"), minflow.device(device).type, dtype, (), {})
+    assert kernel.overwrites == ("grad",)
+    step = kernel.bind()
+    rng = np.random.default_rng(0)
+    param, grad, buf = (xp.asarray(rng.normal(size=shape).astype(dtype.np)) for _ in range(3))
+    full = {"lr": 0.1, "momentum": 0.0, "dampening": 0.0, "weight_decay": 0.0,
+            "nesterov": False, "maximize": False, "init_buffer": False, **attrs}
+    results = []
+    for overwrite in (False, True):
+        p, gr, b = param.copy(), grad.copy(), buf.copy()
+        step(p, gr, b, None, overwrite=overwrite, **full)
+        results.append((p, b, gr))
+    (p0, b0, g0), (p1, b1, _) = results
+    host = np.asarray if xp is np else xp.asnumpy
+    np.testing.assert_array_equal(host(p1), host(p0))
+    np.testing.assert_array_equal(host(b1), host(b0))
+    np.testing.assert_array_equal(host(g0), host(grad))        # untouched without overwrite

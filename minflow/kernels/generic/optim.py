@@ -51,12 +51,15 @@ def _addcdiv_(xp, target, value, num, denom, spare):
     target += scaled
 
 
-@register_kernel("sgd_update", BOTH, FLOATS)
+@register_kernel("sgd_update", BOTH, FLOATS, overwrites=("grad",))
 def sgd_update(xp, param, grad, momentum_buffer, scalars, lr, momentum, dampening,
-               weight_decay, nesterov, maximize, init_buffer):
+               weight_decay, nesterov, maximize, init_buffer, overwrite=False):
+    # overwrite: grad dies here (graph plans), so it serves as the scratch array
     if scalars is not None:         # graph mode: the hyperparameters fed per call
         lr, momentum, dampening, weight_decay = scalars.tolist()
     g, owned = _decayed(xp, param, grad, weight_decay, maximize)
+    owned = owned or overwrite
+    spare = g if owned else None
     if momentum != 0:
         buf = momentum_buffer
         if init_buffer:
@@ -66,12 +69,11 @@ def sgd_update(xp, param, grad, momentum_buffer, scalars, lr, momentum, dampenin
             buf += g if dampening == 0 else xp.multiply(g, 1 - dampening)
         if nesterov:
             scaled = xp.multiply(buf, momentum, out=xp.empty_like(buf))
-            g = xp.add(g, scaled, out=g if owned else scaled)
-            owned = True
+            g = spare = xp.add(g, scaled, out=g if owned else scaled)
         else:
-            g, owned = buf, False
+            g = buf             # spare, if any, held g: free now
     # param + (-lr) * g, as torch's param.add_(g, alpha=-lr)
-    _add_scaled_(xp, param, g, -lr, owned)
+    _add_scaled_(xp, param, g, -lr, spare)
     return param
 
 
@@ -87,10 +89,11 @@ def sgd_update_foreach(xp, params, grads, momentum_buffers, scalars, lr, momentu
     return tuple(params)
 
 
-def _add_scaled_(xp, param, g, alpha, owned):
-    """param += alpha * g: the product in ``g`` where owned, else block by block."""
-    if owned:
-        param += xp.multiply(g, alpha, out=g)
+def _add_scaled_(xp, param, g, alpha, spare):
+    """param += alpha * g: the product in ``spare`` (an array of g's shape free to
+    overwrite, g itself included), else block by block."""
+    if spare is not None:
+        param += xp.multiply(g, alpha, out=spare)
     else:
         add_scaled_(xp, param, g, alpha)
 
@@ -197,5 +200,5 @@ def adadelta_update(xp, param, grad, square_avg, acc_delta, step, scalars, lr, r
     xp.multiply(delta, 1 - rho, out=scratch)
     scratch *= delta
     acc_delta += scratch
-    _add_scaled_(xp, param, delta, -lr, True)
+    _add_scaled_(xp, param, delta, -lr, delta)
     return param
