@@ -213,9 +213,8 @@ def _sgd_graph(params):
     with mg.trace() as g:
         x = mg.placeholder(g, (8, 6))
         (_mlp(x, *params) ** 2).mean().backward()
-    lrs = [minflow.tensor(group["lr"], dtype=minflow.float64) for group, _ in
-           mg.optim.add_update_ops(g, minflow.optim.SGD(params, lr=0.1))]
-    return g, lrs
+    feeds = mg.optim.add_update_ops(g, minflow.optim.SGD(params, lr=0.1))
+    return g, [mg.optim.scalars_tensor(group, op) for group, op, _ in feeds]
 
 
 def test_a_returned_grad_is_not_overwritten_by_its_update():
