@@ -124,7 +124,7 @@ def _check_step(step):
                            f"shape {list(step._data.shape)} and dtype {step.dtype.name}")
 
 
-def _run(op, inputs, attrs, mutable):
+def run_update(op, inputs, attrs, mutable):
     """Run the update op, then bump the version of each tensor it wrote (``mutable``:
     their positions in ``inputs``; a position may hold a list of tensors)."""
     params = inputs[0] if isinstance(inputs[0], list) else (inputs[0],)
@@ -211,7 +211,7 @@ def sgd_update(param, grad, momentum_buffer=None, *, lr, momentum=0.0, dampening
     >>> minflow.ops.optim.sgd_update(p, minflow.tensor([10.0, 10.0]), lr=0.1).tolist()
     [0.0, 1.0]
     """
-    return _run(SGD_UPDATE, (param, grad, momentum_buffer), {
+    return run_update(SGD_UPDATE, (param, grad, momentum_buffer), {
         "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
         "nesterov": nesterov, "maximize": maximize, "init_buffer": init_buffer}, (0, 2))
 
@@ -285,7 +285,7 @@ def sgd_update_foreach(params, grads, momentum_buffers=None, *, lr, momentum=0.0
     """
     params, grads = list(params), list(grads)
     buffers = None if momentum_buffers is None else list(momentum_buffers)
-    _run(SGD_UPDATE_FOREACH, (params, grads, buffers), {
+    run_update(SGD_UPDATE_FOREACH, (params, grads, buffers), {
         "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
         "nesterov": nesterov, "maximize": maximize, "init_buffer": init_buffer}, (0, 2))
     return params
@@ -340,7 +340,7 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, lr,
     >>> step.item()
     1.0
     """
-    return _run(ADAM_UPDATE, (param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step), {
+    return run_update(ADAM_UPDATE, (param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step), {
         "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
         "amsgrad": amsgrad, "maximize": maximize,
         "decoupled_weight_decay": decoupled_weight_decay}, (0, 2, 3, 4, 5))
@@ -391,7 +391,7 @@ def rmsprop_update(param, grad, square_avg, grad_avg, momentum_buffer, step, *, 
     >>> round(minflow.ops.optim.rmsprop_update(p, g, v, None, None, step, lr=0.01).item(), 4)
     0.9
     """
-    return _run(RMSPROP_UPDATE, (param, grad, square_avg, grad_avg, momentum_buffer, step), {
+    return run_update(RMSPROP_UPDATE, (param, grad, square_avg, grad_avg, momentum_buffer, step), {
         "lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay,
         "momentum": momentum, "centered": centered, "maximize": maximize}, (0, 2, 3, 4, 5))
 
@@ -431,7 +431,7 @@ def adagrad_update(param, grad, state_sum, step, *, lr, lr_decay=0.0, weight_dec
     ...                                        lr=0.5).item(), 4)
     0.5
     """
-    return _run(ADAGRAD_UPDATE, (param, grad, state_sum, step), {
+    return run_update(ADAGRAD_UPDATE, (param, grad, state_sum, step), {
         "lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay, "eps": eps,
         "maximize": maximize}, (0, 2, 3))
 
@@ -476,6 +476,6 @@ def adadelta_update(param, grad, square_avg, acc_delta, step, *, lr, rho=0.9, ep
     >>> round(minflow.ops.optim.adadelta_update(p, g, v, u, step, lr=1.0).item(), 6)
     0.996838
     """
-    return _run(ADADELTA_UPDATE, (param, grad, square_avg, acc_delta, step), {
+    return run_update(ADADELTA_UPDATE, (param, grad, square_avg, acc_delta, step), {
         "lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
         "maximize": maximize}, (0, 2, 3, 4))

@@ -10,7 +10,7 @@ increments, ``lr`` a float or a 0-d tensor):
 Kernels: kernels/generic/optim_adam.py.
 """
 from .optim import (SCALARS, TRAITS, _check_param, _check_scalars, _check_step, _like_param,
-                    _mutable, _run)
+                    _mutable, run_update)
 from .registry import Attr, define_op
 
 __all__ = ["adamax_update", "nadam_update", "radam_update"]
@@ -69,7 +69,7 @@ def adamax_update(param, grad, exp_avg, exp_inf, step, *, lr, betas=(0.9, 0.999)
     ...                                            lr=0.1).item(), 6)
     0.9
     """
-    return _run(ADAMAX_UPDATE, (param, grad, exp_avg, exp_inf, step), {
+    return run_update(ADAMAX_UPDATE, (param, grad, exp_avg, exp_inf, step), {
         "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
         "maximize": maximize}, (0, 2, 3, 4))
 
@@ -115,7 +115,7 @@ def nadam_update(param, grad, exp_avg, exp_avg_sq, mu_product, step, *, lr,
     ...                                           lr=0.1).item(), 4)
     0.8944
     """
-    return _run(NADAM_UPDATE, (param, grad, exp_avg, exp_avg_sq, mu_product, step), {
+    return run_update(NADAM_UPDATE, (param, grad, exp_avg, exp_avg_sq, mu_product, step), {
         "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
         "maximize": maximize, "momentum_decay": momentum_decay,
         "decoupled_weight_decay": decoupled_weight_decay}, (0, 2, 3, 4, 5))
@@ -158,7 +158,7 @@ def radam_update(param, grad, exp_avg, exp_avg_sq, step, *, lr, betas=(0.9, 0.99
     ...                                           lr=0.1).item(), 4)
     0.8
     """
-    return _run(RADAM_UPDATE, (param, grad, exp_avg, exp_avg_sq, step), {
+    return run_update(RADAM_UPDATE, (param, grad, exp_avg, exp_avg_sq, step), {
         "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
         "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay},
         (0, 2, 3, 4))

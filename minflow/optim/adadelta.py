@@ -1,6 +1,6 @@
 """Adadelta, as torch.optim.Adadelta."""
 from ..core.namespace import F
-from ..ops.optim import ADADELTA_UPDATE, adadelta_update, group_attrs
+from ..ops.optim import ADADELTA_UPDATE
 from .optimizer import Optimizer, check_nonnegative, scalar_dtype
 
 __all__ = ["Adadelta"]
@@ -30,20 +30,6 @@ class Adadelta(Optimizer):
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize}
         super().__init__(params, defaults)
-
-    def _update_group(self, group):
-        attrs = group_attrs(ADADELTA_UPDATE, {
-            "lr": group["lr"], "rho": group["rho"], "eps": group["eps"],
-            "weight_decay": group["weight_decay"], "maximize": group["maximize"]})
-        for p in group["params"]:
-            grad = p.grad
-            if grad is None:
-                continue
-            state = self.state[p]
-            if not state:
-                self._init_state(p, group)
-            adadelta_update(p, grad, state["square_avg"], state["acc_delta"], state["step"],
-                            **attrs)
 
     def _init_state(self, p, group):
         state = self.state[p]

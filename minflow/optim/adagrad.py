@@ -1,6 +1,6 @@
 """Adagrad, as torch.optim.Adagrad."""
 from ..core.namespace import F
-from ..ops.optim import ADAGRAD_UPDATE, group_attrs, adagrad_update
+from ..ops.optim import ADAGRAD_UPDATE
 from .optimizer import Optimizer, check_nonnegative, scalar_dtype
 
 __all__ = ["Adagrad"]
@@ -23,6 +23,7 @@ class Adagrad(Optimizer):
     """
 
     update_op = ADAGRAD_UPDATE
+    _state_keys = {"state_sum": "sum"}
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, *, maximize=False):
@@ -40,17 +41,3 @@ class Adagrad(Optimizer):
         state = self.state[p]
         state["step"] = F.zeros((), dtype=scalar_dtype(), device=p.device)
         state["sum"] = F.full_like(p, self.defaults["initial_accumulator_value"])
-
-    def _update_group(self, group):
-        attrs = group_attrs(ADAGRAD_UPDATE, {
-            "lr": group["lr"], "lr_decay": group["lr_decay"],
-            "weight_decay": group["weight_decay"], "eps": group["eps"],
-            "maximize": group["maximize"]})
-        for p in group["params"]:
-            grad = p.grad
-            if grad is None:
-                continue
-            state = self.state[p]
-            if not state:
-                self._init_state(p, group)
-            adagrad_update(p, grad, state["sum"], state["step"], **attrs)

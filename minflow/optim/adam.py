@@ -1,6 +1,6 @@
 """Adam and AdamW, as torch.optim.Adam / AdamW: one op, ``adam_update``, for both."""
 from ..core.namespace import F
-from ..ops.optim import ADAM_UPDATE, group_attrs, adam_update
+from ..ops.optim import ADAM_UPDATE
 from .optimizer import Optimizer, check_nonnegative, scalar_dtype
 
 __all__ = ["Adam", "AdamW"]
@@ -38,23 +38,6 @@ class Adam(Optimizer):
                     "amsgrad": amsgrad, "maximize": maximize,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
-
-    def _update_group(self, group):
-        amsgrad = group["amsgrad"]
-        attrs = group_attrs(ADAM_UPDATE, {
-            "lr": group["lr"], "betas": tuple(group["betas"]), "eps": group["eps"],
-            "weight_decay": group["weight_decay"], "amsgrad": amsgrad,
-            "maximize": group["maximize"],
-            "decoupled_weight_decay": group["decoupled_weight_decay"]})
-        for p in group["params"]:
-            grad = p.grad
-            if grad is None:
-                continue
-            state = self.state[p]
-            if not state:
-                self._init_state(p, group)
-            adam_update(p, grad, state["exp_avg"], state["exp_avg_sq"],
-                        state.get("max_exp_avg_sq"), state["step"], **attrs)
 
     def _init_state(self, p, group):
         state = self.state[p]

@@ -1,7 +1,6 @@
 """Adamax, as torch.optim.Adamax."""
 from ..core.namespace import F
-from ..ops.optim_adam import ADAMAX_UPDATE, adamax_update
-from ..ops.optim import group_attrs
+from ..ops.optim_adam import ADAMAX_UPDATE
 from .optimizer import Optimizer, check_betas, check_nonnegative, scalar_dtype
 
 __all__ = ["Adamax"]
@@ -33,19 +32,6 @@ class Adamax(Optimizer):
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize}
         super().__init__(params, defaults)
-
-    def _update_group(self, group):
-        attrs = group_attrs(ADAMAX_UPDATE, {
-            "lr": group["lr"], "betas": tuple(group["betas"]), "eps": group["eps"],
-            "weight_decay": group["weight_decay"], "maximize": group["maximize"]})
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            state = self.state[p]
-            if not state:
-                self._init_state(p, group)
-            adamax_update(p, p.grad, state["exp_avg"], state["exp_inf"], state["step"],
-                          **attrs)
 
     def _init_state(self, p, group):
         state = self.state[p]

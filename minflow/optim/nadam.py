@@ -1,7 +1,6 @@
 """NAdam, as torch.optim.NAdam."""
 from ..core.namespace import F
-from ..ops.optim import group_attrs
-from ..ops.optim_adam import NADAM_UPDATE, nadam_update
+from ..ops.optim_adam import NADAM_UPDATE
 from .optimizer import Optimizer, check_betas, check_nonnegative, scalar_dtype
 
 __all__ = ["NAdam"]
@@ -35,21 +34,6 @@ class NAdam(Optimizer):
                     "momentum_decay": momentum_decay,
                     "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize}
         super().__init__(params, defaults)
-
-    def _update_group(self, group):
-        attrs = group_attrs(NADAM_UPDATE, {
-            "lr": group["lr"], "betas": tuple(group["betas"]), "eps": group["eps"],
-            "weight_decay": group["weight_decay"], "maximize": group["maximize"],
-            "momentum_decay": group["momentum_decay"],
-            "decoupled_weight_decay": group["decoupled_weight_decay"]})
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            state = self.state[p]
-            if not state:
-                self._init_state(p, group)
-            nadam_update(p, p.grad, state["exp_avg"], state["exp_avg_sq"],
-                         state["mu_product"], state["step"], **attrs)
 
     def _init_state(self, p, group):
         state = self.state[p]

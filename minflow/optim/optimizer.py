@@ -1,10 +1,12 @@
 """The Optimizer base class: parameter groups, per-parameter state, state_dict, as torch.
 
-A subclass names its defaults and writes ``_update_group(group)``, which calls one update
-op (minflow/ops/optim.py) per parameter that has a gradient; ``step`` runs it for every
-group under no_grad, after the optional closure. It names that op as ``update_op`` and
-makes a parameter's first state in ``_init_state(p, group)``: nn.Graph traces
-``_update_group`` into update ops (minflow/graph/optim.py) and needs both.
+A subclass names its defaults, its update op (minflow/ops/optim.py) as ``update_op`` and
+makes a parameter's first state in ``_init_state(p, group)``; the shared
+``_update_group(group)`` calls the op once per parameter that has a gradient, its attrs
+taken from the group and its state inputs from the parameter's state by name (a subclass
+with another pattern, e.g. SGD's foreach, writes its own). ``step`` runs it for every
+group under no_grad, after the optional closure. nn.Graph traces ``_update_group`` into
+update ops (minflow/graph/optim.py).
 """
 import warnings
 from collections import defaultdict
@@ -15,6 +17,7 @@ from ..core import dtype as dtypes
 from ..core.grad_mode import enable_grad, no_grad
 from ..core.namespace import F
 from ..core.tensor import Tensor
+from ..ops.optim import group_attrs, run_update
 
 __all__ = ["Optimizer"]
 
@@ -34,6 +37,8 @@ class Optimizer:
     # the update op ``_update_group`` calls (None: no update op, e.g. LBFGS); nn.Graph feeds
     # its float hyperparameters (``minflow.ops.optim.scalar_attrs``) from the param groups
     update_op = None
+    # update_op input name -> state key, where they differ (Adagrad's state_sum is "sum")
+    _state_keys = {}
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -139,9 +144,25 @@ class Optimizer:
                                   f"before its first step")
 
     def _update_group(self, group):
-        """Update every parameter of ``group`` that has a gradient (one op call each)."""
-        raise NotImplementedError(f"{type(self).__name__} must define step() or "
-                                  f"_update_group()")
+        """Update every parameter of ``group`` that has a gradient: one ``update_op`` call
+        each, with the op's attrs from the group and, after (param, grad), its state
+        inputs from the parameter's state (None where the state has no such entry)."""
+        op = self.update_op
+        if op is None:
+            raise NotImplementedError(f"{type(self).__name__} must define step() or "
+                                      f"_update_group()")
+        attrs = group_attrs(op, {a.name: tuple(group[a.name]) if a.name == "betas"
+                                 else group[a.name] for a in op.attrs if a.name in group})
+        keys = [self._state_keys.get(spec.name, spec.name) for spec in op.inputs[2:]
+                if spec.name != "scalars"]
+        mutable = tuple(i for i, spec in enumerate(op.inputs[:-1]) if spec.mutable)
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            state = self.state[p]
+            if not state:
+                self._init_state(p, group)
+            run_update(op, (p, p.grad, *(state.get(k) for k in keys)), attrs, mutable)
 
     # -- checkpoints ----------------------------------------------------------------------
     def state_dict(self):

@@ -1,7 +1,6 @@
 """RAdam, as torch.optim.RAdam."""
 from ..core.namespace import F
-from ..ops.optim import group_attrs
-from ..ops.optim_adam import RADAM_UPDATE, radam_update
+from ..ops.optim_adam import RADAM_UPDATE
 from .optimizer import Optimizer, check_betas, check_nonnegative, scalar_dtype
 
 __all__ = ["RAdam"]
@@ -33,20 +32,6 @@ class RAdam(Optimizer):
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
-
-    def _update_group(self, group):
-        attrs = group_attrs(RADAM_UPDATE, {
-            "lr": group["lr"], "betas": tuple(group["betas"]), "eps": group["eps"],
-            "weight_decay": group["weight_decay"], "maximize": group["maximize"],
-            "decoupled_weight_decay": group["decoupled_weight_decay"]})
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            state = self.state[p]
-            if not state:
-                self._init_state(p, group)
-            radam_update(p, p.grad, state["exp_avg"], state["exp_avg_sq"], state["step"],
-                         **attrs)
 
     def _init_state(self, p, group):
         state = self.state[p]

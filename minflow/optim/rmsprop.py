@@ -1,6 +1,6 @@
 """RMSprop (centered, with momentum), as torch.optim.RMSprop."""
 from ..core.namespace import F
-from ..ops.optim import RMSPROP_UPDATE, group_attrs, rmsprop_update
+from ..ops.optim import RMSPROP_UPDATE
 from .optimizer import Optimizer, check_nonnegative, scalar_dtype
 
 __all__ = ["RMSprop"]
@@ -32,22 +32,6 @@ class RMSprop(Optimizer):
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                     "centered": centered, "weight_decay": weight_decay, "maximize": maximize}
         super().__init__(params, defaults)
-
-    def _update_group(self, group):
-        momentum, centered = group["momentum"], group["centered"]
-        attrs = group_attrs(RMSPROP_UPDATE, {
-            "lr": group["lr"], "alpha": group["alpha"], "eps": group["eps"],
-            "weight_decay": group["weight_decay"], "momentum": momentum,
-            "centered": centered, "maximize": group["maximize"]})
-        for p in group["params"]:
-            grad = p.grad
-            if grad is None:
-                continue
-            state = self.state[p]
-            if not state:
-                self._init_state(p, group)
-            rmsprop_update(p, grad, state["square_avg"], state.get("grad_avg"),
-                           state.get("momentum_buffer"), state["step"], **attrs)
 
     def _init_state(self, p, group):
         state = self.state[p]
