@@ -15,14 +15,13 @@ figure is the lowest median over the repeats.
 """
 import argparse
 import time
-import tracemalloc
 
 import numpy as np
 
 import minflow
 from minflow import nn
 from bench_conv import arrays as conv_arrays, keep_freed_memory
-from bench_mlp import LR, SIZES, init_arrays, numpy_step, time_steps
+from bench_mlp import LR, SIZES, init_arrays, numpy_step, peak_memory, time_steps
 
 try:
     import torch
@@ -156,18 +155,8 @@ def check_same(steps, reference):
 def peak_bytes(step, graph=None):
     """Peak bytes a step allocates beyond what was held before it, plus the buffers a
     graph's plan holds between steps (they are part of what the step needs)."""
-    step()
-    step()
-    tracemalloc.start()
-    try:
-        start, _ = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
-        step()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
     held = graph.plan.held_bytes if graph is not None else 0
-    return peak - start + held
+    return peak_memory(step) + held
 
 
 def verdict(name, value, target, unit="x"):

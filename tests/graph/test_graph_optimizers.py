@@ -9,6 +9,7 @@ import pytest
 import minflow
 from minflow import nn, optim
 from minflow.graph import GraphBuildError
+from _training import Train
 
 STEPS = 4
 
@@ -22,20 +23,6 @@ def _data(steps=STEPS, seed=1):
     rng = np.random.default_rng(seed)
     return [(minflow.tensor(rng.normal(size=(6, 5))), minflow.tensor(rng.integers(0, 3, 6)))
             for _ in range(steps)]
-
-
-class Train(nn.Graph):
-    def __init__(self, model, opt, sched=None):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt, lr_sch=sched)
-        self.compiles = 0
-
-    def build(self, x, y):
-        self.compiles += 1
-        loss = nn.functional.cross_entropy(self.model(x), y)
-        loss.backward()
-        return loss
 
 
 def _eager_step(model, opt, x, y, sched=None):

@@ -7,6 +7,7 @@ import pytest
 import minflow
 from minflow import nn, optim
 from minflow.graph import GraphBuildError
+from _training import Train
 
 
 def _mlp(seed=0, bn=False):
@@ -20,20 +21,6 @@ def _data(steps=5):
     rng = np.random.default_rng(1)
     return [(minflow.tensor(rng.normal(size=(8, 6)), dtype=minflow.float32),
              minflow.tensor(rng.integers(0, 3, 8))) for _ in range(steps)]
-
-
-class Train(nn.Graph):
-    def __init__(self, model, opt, sched=None):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt, lr_sch=sched)
-        self.compiles = 0
-
-    def build(self, x, y):
-        self.compiles += 1
-        loss = nn.functional.cross_entropy(self.model(x), y)
-        loss.backward()
-        return loss
 
 
 def _eager(model, opt, data, sched=None):

@@ -1,6 +1,7 @@
 """Padding layers around F.pad: ConstantPad1d/2d and ZeroPad1d/2d, and the edge modes
 ReflectionPad1d/2d, ReplicationPad1d/2d and CircularPad1d/2d."""
 from ...ops.join import pad
+from .conv import _ntuple
 from .module import Module
 
 __all__ = ["ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "ReflectionPad1d",
@@ -8,22 +9,12 @@ __all__ = ["ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "Reflecti
            "CircularPad2d"]
 
 
-def _sizes(name, padding, count):
-    if isinstance(padding, int) and not isinstance(padding, bool):
-        return (padding,) * count
-    padding = tuple(padding)
-    if len(padding) != count or not all(isinstance(p, int) for p in padding):
-        raise ValueError(f"{name}: expected padding to be an int or a tuple of {count} ints, "
-                         f"got {padding!r}")
-    return padding
-
-
 class _ConstantPadNd(Module):
     _count = 0
 
     def __init__(self, padding, value):
         super().__init__()
-        self.padding = _sizes(type(self).__name__, padding, self._count)
+        self.padding = _ntuple(padding, self._count, type(self).__name__, "padding")
         self.value = value
 
     def forward(self, input):
@@ -87,7 +78,7 @@ class _EdgePadNd(Module):
 
     def __init__(self, padding):
         super().__init__()
-        self.padding = _sizes(type(self).__name__, padding, self._count)
+        self.padding = _ntuple(padding, self._count, type(self).__name__, "padding")
 
     def forward(self, input):
         return pad(input, self.padding, self._mode)
