@@ -9,7 +9,10 @@ Cases (float32, plain SGD lr 0.1, every step a forward, backward and update):
   Peak memory (tracemalloc) of a graph step against the eager minflow step, MLP and CNN
     (target <=). The graph's figure adds the buffers its plan keeps between calls.
   Compile time (trace + passes + plan) of the MLP training graph (target < 1 s).
-  --device cuda: graph and eager minflow step times on the GPU, side by side.
+  --device cuda: graph and eager minflow step times on the GPU, side by side, for the
+    cases above and for an MLP with QuickGELU (h * sigmoid(1.702 h), as in CLIP), whose
+    elementwise chains the fusion pass turns into single kernels; that case also runs a
+    graph compiled without fusion.
 Steps are timed in turn in each repeat (noise on a shared machine falls on all alike); a
 figure is the lowest median over the repeats.
 """
@@ -61,6 +64,15 @@ class SmallCNN(nn.Module):
         return F.linear(h.reshape(h.shape[0], -1), self.lw, self.lb)
 
 
+class QuickGELU(nn.Module):
+    def forward(self, h):
+        return h * minflow.sigmoid(1.702 * h)
+
+
+class UnfusedGraph(TrainGraph):
+    passes = tuple(p for p in TrainGraph.passes if p is not minflow.graph.fuse_elementwise)
+
+
 def mlp_model(batch, device):
     """The MLP with bench_mlp's initial weights for ``batch``, on ``device``."""
     model = nn.Sequential(nn.Linear(SIZES[0], SIZES[1]), nn.ReLU(),
@@ -91,9 +103,9 @@ def eager_step(model, x, y, device):
     return step, list(model.parameters())
 
 
-def graph_step(model, x, y, device):
+def graph_step(model, x, y, device, graph_class=TrainGraph):
     """The same step through a TrainGraph (compiled by the first call), and the graph."""
-    graph = TrainGraph(model, minflow.optim.SGD(model.parameters(), lr=LR))
+    graph = graph_class(model, minflow.optim.SGD(model.parameters(), lr=LR))
     sync = _sync(device)
 
     def step():
@@ -125,6 +137,20 @@ def cnn_case(device):
     if device == "cpu" and torch is not None:
         steps["torch"] = torch_cnn_step(a), None
     return steps
+
+
+def quick_gelu_case(batch, device):
+    """MLP 784-1024-1024-10 with QuickGELU: eager, graph, and graph without fusion."""
+    xa, ya, _ = init_arrays(batch)
+    x, y = minflow.tensor(xa, device=device), minflow.tensor(ya, device=device)
+
+    def model():
+        minflow.manual_seed(0)
+        return nn.Sequential(nn.Linear(SIZES[0], 1024), QuickGELU(), nn.Linear(1024, 1024),
+                             QuickGELU(), nn.Linear(1024, SIZES[3])).to(device)
+    return {"minflow eager": eager_step(model(), x, y, device),
+            "minflow graph": graph_step(model(), x, y, device),
+            "graph, no fusion": graph_step(model(), x, y, device, UnfusedGraph)}
 
 
 def torch_cnn_step(a):
@@ -205,14 +231,17 @@ def run_cpu(repeat):
 
 def run_cuda(repeat):
     print(f"cuda: {minflow.cuda.get_device_name()}")
-    print(f"{'case':28s} {'eager ms':>9s} {'graph ms':>9s} {'eager/graph':>12s}")
+    print(f"{'case':22s} {'eager ms':>9s} {'graph ms':>9s} {'eager/graph':>12s} "
+          f"{'unfused ms':>11s}")
     cases = [(f"MLP b{batch}", mlp_case(batch, "cuda")[0]) for batch in MLP_TARGETS]
     cases.append((f"CNN b{CNN_BATCH}", cnn_case("cuda")))
+    cases += [(f"QuickGELU MLP b{batch}", quick_gelu_case(batch, "cuda")) for batch in (32, 256)]
     for label, steps in cases:
         check_same(steps, "minflow eager")
         times = time_steps(steps, repeat, number=20)
         eager, graphed = times["minflow eager"], times["minflow graph"]
-        print(f"{label:28s} {eager:9.3f} {graphed:9.3f} {eager / graphed:12.2f}")
+        unfused = f"{times['graph, no fusion']:11.3f}" if "graph, no fusion" in times else ""
+        print(f"{label:22s} {eager:9.3f} {graphed:9.3f} {eager / graphed:12.2f} {unfused}")
         report = steps["minflow graph"][1].compile_report()
         fusion = next(p["report"] for p in report.passes if p["name"] == "fuse_elementwise")
         print(f"  {str(fusion).splitlines()[0]}")

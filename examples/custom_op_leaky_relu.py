@@ -43,10 +43,10 @@ def leaky_relu_grad_cpu(grad_out, input, negative_slope):
 
 
 # one pass over memory each; compiled by cupy on first use (this file runs without cupy)
-_forward_cuda = L.cuda_elementwise("T x, T slope", "T y", "y = x > 0 ? x : x * slope",
-                                   "myns_leaky_relu")
-_backward_cuda = L.cuda_elementwise("T g, T x, T slope", "T dx", "dx = x > 0 ? g : g * slope",
-                                    "myns_leaky_relu_grad")
+_forward_cuda = L.cuda_elementwise("T x, T slope", "T y",
+                                   "y = x > 0 ? x : (T)(x * slope)", "myns_leaky_relu")
+_backward_cuda = L.cuda_elementwise("T g, T x, T slope", "T dx",
+                                    "dx = x > 0 ? g : (T)(g * slope)", "myns_leaky_relu_grad")
 
 
 @L.register_kernel("myns.leaky_relu", "cuda", L.FLOATS)

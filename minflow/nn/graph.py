@@ -26,7 +26,7 @@ import os
 import time
 
 from ..core import dtype as dtypes
-from ..graph import compile as compile_graph
+from ..graph import DEFAULT_PASSES, compile as compile_graph
 from ..graph import export
 from ..graph.ir import Graph as GraphIR
 from ..graph.lazy import GraphBuildError, placeholder, set_outputs, tracing
@@ -72,6 +72,7 @@ class Graph:
 
     max_plans = 8       # input signatures kept compiled; the oldest is dropped beyond this
     plan_cache = True   # False: a call with another input signature is an error
+    passes = DEFAULT_PASSES     # the compile passes, in order (a subclass may drop one)
 
     def __init__(self):
         self._plans, self._last = {}, None
@@ -168,7 +169,7 @@ class Graph:
         self._check_roles(ir)
         feeds = [f for optimizer, _ in self._optimizers for f in add_update_ops(ir, optimizer)]
         self._log(2, f"traced graph:\n{ir.dump(sources=self._debug_level >= 3)}")
-        plan = compile_graph(ir)
+        plan = compile_graph(ir, self.passes)
         seconds = time.perf_counter() - start
         for report in plan.reports:
             self._log(1, str(report))

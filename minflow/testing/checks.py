@@ -45,7 +45,7 @@ class OpCheckError(AssertionError):
 
     >>> Sample = minflow.testing.Sample
     >>> minflow.testing.check_op(minflow.exp, [Sample(np.zeros(2))], lambda x: x,
-    ...                          dtypes=["float64"], checks=("forward",))
+    ...                          dtypes=["float64"], devices=["cpu"], checks=("forward",))
     Traceback (most recent call last):
     ...
     minflow.testing.checks.OpCheckError: check_op(exp): 1 failed
@@ -80,7 +80,7 @@ class CheckReport:
 
     >>> Sample = minflow.testing.Sample
     >>> report = minflow.testing.check_op(minflow.exp, [Sample(np.zeros(2))], np.exp,
-    ...                                   checks=("forward",))
+    ...                                   devices=["cpu"], checks=("forward",))
     >>> report.counts, report.failures
     ({'forward': 3, 'dtype': 3}, [])
     """
@@ -123,7 +123,7 @@ def check_op(fn, samples, reference, *, op=None, dtypes=None, devices=None, grad
 
     >>> Sample = minflow.testing.Sample
     >>> report = minflow.testing.check_op(minflow.exp, [Sample(np.linspace(-1, 1, 6))],
-    ...                                   np.exp, checks=("forward", "gradcheck"))
+    ...                                   np.exp, devices=["cpu"], checks=("forward", "gradcheck"))
     >>> print(report)
     check_op(exp): all passed (forward 3, dtype 3, gradcheck 1)
     """

@@ -172,3 +172,18 @@ def test_training_graph_report_and_dot_export():
     dot = graph.to_dot()
     assert dot.count("fillcolor=palegreen") == 4            # one sgd_update per parameter
     assert "scalars[0]" in dot and "sgd_update" in repr(graph)
+
+
+def test_a_graph_class_chooses_its_passes():
+    class WithoutCSE(Train):
+        passes = tuple(p for p in Train.passes
+                       if p is not minflow.graph.common_subexpression_elimination)
+
+    data = _data(3)
+    graphs = [cls(m, optim.SGD(m.parameters(), lr=0.1)) for cls, m in
+              ((Train, _mlp()), (WithoutCSE, _mlp()))]
+    losses = [[g(x, y).item() for x, y in data] for g in graphs]
+    names = [[p["name"] for p in g.compile_report().passes] for g in graphs]
+    assert "common_subexpression_elimination" in names[0]
+    assert "common_subexpression_elimination" not in names[1] and len(names[1]) == 5
+    np.testing.assert_allclose(losses[1], losses[0], rtol=1e-6)

@@ -15,14 +15,15 @@ def test_a_builtin_op_passes_every_check():
     assert set(report.counts) == {"forward", "dtype", "meta", "non_contiguous",
                                   "undeclared_dtype", "gradcheck", "gradgradcheck",
                                   "graph_grads", "inplace", "out"}
-    assert report.counts["forward"] == 6 and not report.failures
-    assert str(report).startswith("check_op(exp): all passed (forward 6, dtype 6")
+    runs = 6 * (2 if minflow.cuda.is_available() else 1)   # 2 samples x 3 dtypes per device
+    assert report.counts["forward"] == runs and not report.failures
+    assert str(report).startswith(f"check_op(exp): all passed (forward {runs}, dtype {runs}")
 
 
 def test_a_wrong_reference_names_check_sample_and_error():
     with pytest.raises(OpCheckError) as info:
         check_op(minflow.exp, [Sample(X), Sample(X[0])], lambda x: np.exp(x) * 1.01,
-                 checks=("forward",))
+                 devices=["cpu"], checks=("forward",))
     msg = str(info.value)
     assert "check_op(exp): 5 failed" in msg      # float16 is within its tolerance
     assert ("check 'forward', sample 1 Sample(float64[4]) as float32 on cpu: max abs error "

@@ -19,14 +19,14 @@ def _elementwise(params, out, body, name):
 
 @register_kernel("leaky_relu", "cuda", FLOATS)
 def leaky_relu(input, negative_slope):
-    kernel = _elementwise("T x, T slope", "T y", "y = x > 0 ? x : x * slope",
+    kernel = _elementwise("T x, T slope", "T y", "y = x > 0 ? x : (T)(x * slope)",
                           "minflow_leaky_relu")
     return kernel(input, input.dtype.type(negative_slope))
 
 
 @register_kernel("leaky_relu_grad", "cuda", FLOATS)
 def leaky_relu_grad(grad_out, input, negative_slope):
-    kernel = _elementwise("T g, T x, T slope", "T dx", "dx = x > 0 ? g : g * slope",
+    kernel = _elementwise("T g, T x, T slope", "T dx", "dx = x > 0 ? g : (T)(g * slope)",
                           "minflow_leaky_relu_grad")
     return kernel(grad_out, input, input.dtype.type(negative_slope))
 
