@@ -46,8 +46,11 @@ class GradFunction:
     >>> L.unload("doc")
     """
 
+    variadic = False    # the op has a variadic input, whose grads apply returns as a list
+
     def init(self, op):
         self.op = op
+        self.variadic = any(i.variadic for i in op.inputs)
 
     def node_name(self, ctx):
         """The name of this function's nodes (``y.grad_fn``). Override where torch's name
