@@ -200,7 +200,7 @@ class Node:
         return f"<{self.name()}>"
 
     def register_hook(self, output_nr, hook):
-        from ..core.tensor import _HookHandle
+        from ..core.tensor_autograd import _HookHandle
         if self.hooks is None:
             self.hooks = {}
         return _HookHandle(self.hooks.setdefault(output_nr, []), hook)
