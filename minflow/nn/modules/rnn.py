@@ -14,6 +14,7 @@ from ...core.namespace import F
 from ...core.tensor import Tensor
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence, pad_packed_sequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -162,17 +163,20 @@ class RNNBase(Module):
                             f"got {type(hx).__name__}")
         return states
 
-    def _run_direction(self, x_proj, states, w_hh, b_hh, w_hr, reverse):
+    def _run_direction(self, x_proj, states, w_hh, b_hh, w_hr, reverse, active):
+        """Run the recurrence over the time steps; where ``active[t]`` (B, 1) is False (a
+        packed sequence already ended, or not yet begun in reverse) the state is kept."""
         step, outputs = _step_of(self.mode, w_hr), []
         for t in (reversed if reverse else iter)(range(x_proj.shape[0])):
-            states = step(x_proj[t], *states, w_hh, b_hh)
+            new = step(x_proj[t], *states, w_hh, b_hh)
+            states = new if active is None else [F.where(active[t], n, s)
+                                                 for n, s in zip(new, states)]
             outputs.append(states[0])
         if reverse:
             outputs.reverse()
         return F.stack(outputs, 0), states
 
-    def forward(self, input, hx=None):
-        name = type(self).__name__
+    def _check_input(self, input, name):
         if not isinstance(input, Tensor) or input.ndim not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got "
                              f"{getattr(input, 'ndim', type(input).__name__)}D tensor instead")
@@ -181,6 +185,17 @@ class RNNBase(Module):
                              f"({self.weight_ih_l0.dtype}). Convert input: "
                              f"input.to({self.weight_ih_l0.dtype}), or convert model: "
                              f"model.to({input.dtype})")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"{name}: input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.shape[-1]}")
+
+    def forward(self, input, hx=None):
+        """``input`` (T, B, H_in), (B, T, H_in) with batch_first, (T, H_in) unbatched, or a
+        PackedSequence; returns (output, h_n), h_n = (h_n, c_n) for LSTM."""
+        name = type(self).__name__
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx, name)
+        self._check_input(input, name)
         batched = input.ndim == 3
         if not batched:
             input = F.unsqueeze(input, 1)
@@ -189,10 +204,36 @@ class RNNBase(Module):
                     F.unsqueeze(hx, 1)
         elif self.batch_first:
             input = F.transpose(input, 0, 1)
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError(f"{name}: input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {input.shape[-1]}")
-        states = self._states(hx, input.shape[1], input, name)
+        output, finals = self._layers(input, self._states(hx, input.shape[1], input, name),
+                                      None, name)
+        if not batched:
+            output, finals = F.squeeze(output, 1), [F.squeeze(f, 1) for f in finals]
+        elif self.batch_first:
+            output = F.transpose(output, 0, 1)
+        return output, (tuple(finals) if self.mode == "LSTM" else finals[0])
+
+    def _forward_packed(self, packed, hx, name):
+        """A PackedSequence in and out: the layers run on the padded batch (longest first),
+        each sequence's state frozen once it has ended; h_n in the original batch order."""
+        padded, lengths = pad_packed_sequence(PackedSequence(packed.data, packed.batch_sizes))
+        self._check_input(padded, name)
+        order, undo = packed.sorted_indices, packed.unsorted_indices
+        if hx is not None and order is not None:
+            hx = tuple(F.index_select(h, 1, order) for h in hx) if self.mode == "LSTM" and \
+                isinstance(hx, (tuple, list)) else F.index_select(hx, 1, order)
+        steps = F.arange(padded.shape[0], device=padded.device)
+        active = F.unsqueeze(F.lt(F.unsqueeze(steps, 1), lengths.to(padded.device)), 2)
+        output, finals = self._layers(padded, self._states(hx, padded.shape[1], padded, name),
+                                      active, name)
+        sizes = packed.batch_sizes.tolist()
+        data = F.cat([output[t, :size] for t, size in enumerate(sizes)], 0)
+        if undo is not None:
+            finals = [F.index_select(f, 1, undo) for f in finals]
+        out = PackedSequence(data, packed.batch_sizes, order, undo)
+        return out, (tuple(finals) if self.mode == "LSTM" else finals[0])
+
+    def _layers(self, input, states, active, name):
+        """All layers and directions over ``input`` (T, B, H_in): (output, final states)."""
         directions = 2 if self.bidirectional else 1
         for state, what, shape in zip(states, ("hidden", "cell"),
                                       self._state_shapes(input.shape[1])):
@@ -206,19 +247,14 @@ class RNNBase(Module):
                 index = layer * directions + d
                 out, last = self._run_direction(F.linear(layer_input, w_ih, b_ih),
                                                 [s[index] for s in states], w_hh, b_hh, w_hr,
-                                                d == 1)
+                                                d == 1, active)
                 outputs.append(out)
                 for final, s in zip(finals, last):
                     final.append(s)
             layer_input = outputs[0] if directions == 1 else F.cat(outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout)
-        output, finals = layer_input, [F.stack(f, 0) for f in finals]
-        if not batched:
-            output, finals = F.squeeze(output, 1), [F.squeeze(f, 1) for f in finals]
-        elif self.batch_first:
-            output = F.transpose(output, 0, 1)
-        return output, (tuple(finals) if self.mode == "LSTM" else finals[0])
+        return layer_input, [F.stack(f, 0) for f in finals]
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
