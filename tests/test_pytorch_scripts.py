@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minflow
-from pytorch_scripts import (dcgan, mnist, regression, resnet, seq2seq,
+from pytorch_scripts import (dcgan, mnist, packed_classifier, regression, resnet, seq2seq,
                              time_sequence_prediction, vae, word_language_model)
 
 torch = pytest.importorskip("torch")
@@ -31,6 +31,7 @@ CASES = {
     "seq2seq_gru_attention": (seq2seq, dict(dropout=0.0), "epoch_losses"),
     "time_sequence_lstmcell_lbfgs": (time_sequence_prediction, dict(), "losses"),
     "polynomial_regression": (regression, dict(), "losses"),
+    "packed_bilstm_classifier": (packed_classifier, dict(), "losses"),
 }
 
 
