@@ -22,6 +22,8 @@ from . import optim
 from . import utils
 from . import library
 from .serialization import save, load
+from .core.printing import set_printoptions
+from .core.threads import get_num_threads, set_num_threads
 
 _dispatch._late_imports()
 from .core.namespace import F as _F

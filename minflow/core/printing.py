@@ -12,6 +12,34 @@ from . import dtype as dtypes
 from .device import to_numpy
 
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
+SCI_MODE = None         # None: chosen from the values; True / False: forced
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+             "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    """Options of tensor printing, as torch.set_printoptions: digits after the point,
+    the element count above which a tensor is summarised, the items shown at each edge
+    then, the line width; ``profile`` ("default", "short", "full") sets all four first;
+    ``sci_mode`` forces (True / False) or lets the values choose (None) scientific notation.
+
+    >>> minflow.set_printoptions(precision=2)
+    >>> minflow.tensor([1.23456])
+    tensor([1.23])
+    >>> minflow.set_printoptions(profile="default")
+    """
+    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"set_printoptions: profile must be one of {sorted(_PROFILES)}, "
+                             f"got {profile!r}")
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = _PROFILES[profile]
+    PRECISION = PRECISION if precision is None else precision
+    THRESHOLD = THRESHOLD if threshold is None else threshold
+    EDGEITEMS = EDGEITEMS if edgeitems is None else edgeitems
+    LINEWIDTH = LINEWIDTH if linewidth is None else linewidth
+    SCI_MODE = sci_mode
 
 
 class _Formatter:
@@ -31,7 +59,7 @@ class _Formatter:
         big, small = np.abs(finite).max(), np.abs(finite).min()
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
         self.sci_mode = big / small > 1000.0 or big > 1.0e8 or (
-            not self.int_mode and small < 1.0e-4)
+            not self.int_mode and small < 1.0e-4) if SCI_MODE is None else SCI_MODE
         for v in finite.tolist():
             self.width = max(self.width, len(self._plain(v)) + (
                 1 if self.int_mode and not self.sci_mode else 0))

@@ -172,6 +172,25 @@ def test_repr_matches_torch(name):
     assert repr(REPRS[name](minflow)) == repr(REPRS[name](torch)).replace("torch.", "minflow.")
 
 
+PRINT_OPTIONS = [dict(precision=2), dict(precision=6, linewidth=50), dict(threshold=10),
+                 dict(edgeitems=1, threshold=5), dict(sci_mode=True), dict(sci_mode=False),
+                 dict(profile="short"), dict(profile="full")]
+
+
+@pytest.mark.parametrize("options", PRINT_OPTIONS, ids=lambda o: "-".join(map(str, o.items())))
+def test_set_printoptions_matches_torch(options):
+    try:
+        for lib in (minflow, torch):
+            lib.set_printoptions(**options)
+        for name in ("floats", "scientific", "big", "wraps at 80", "summarised floats",
+                     "summarised 2-d", "3-d", "ints", "nan inf"):
+            ours, theirs = repr(REPRS[name](minflow)), repr(REPRS[name](torch))
+            assert ours == theirs.replace("torch.", "minflow."), name
+    finally:
+        for lib in (minflow, torch):
+            lib.set_printoptions(profile="default", sci_mode=None)
+
+
 def test_repr_shows_float32_when_default_is_float64():
     minflow.set_default_dtype(minflow.float64)
     try:

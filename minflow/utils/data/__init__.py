@@ -5,14 +5,24 @@
 >>> [tuple(xb.shape) for xb, yb in DataLoader(TensorDataset(x, y), batch_size=2)]
 [(2, 2), (2, 2), (1, 2)]
 """
-from .dataset import (Dataset, IterableDataset, TensorDataset, ConcatDataset, Subset,
-                      random_split)
+from .dataset import (Dataset, IterableDataset, TensorDataset, ConcatDataset, ChainDataset,
+                      StackDataset, Subset, random_split)
 from .sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler,
-                      BatchSampler)
+                      WeightedRandomSampler, BatchSampler)
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset",
-           "random_split", "Sampler", "SequentialSampler", "RandomSampler",
-           "SubsetRandomSampler", "BatchSampler", "default_collate", "default_convert",
-           "DataLoader"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
+           "StackDataset", "Subset", "random_split", "Sampler", "SequentialSampler",
+           "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
+           "default_collate", "default_convert", "DataLoader", "get_worker_info"]
+
+
+def get_worker_info():
+    """None: the DataLoader loads every batch in the calling process (num_workers > 0 is
+    accepted and runs in-process), so code is never inside a worker.
+
+    >>> minflow.utils.data.get_worker_info() is None
+    True
+    """
+    return None

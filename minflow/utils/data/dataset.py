@@ -7,8 +7,8 @@ import warnings
 from ...core.tensor import Tensor
 from .sampler import randperm
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset",
-           "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
+           "StackDataset", "Subset", "random_split"]
 
 
 class Dataset:
@@ -114,6 +114,56 @@ class ConcatDataset(Dataset):
                              f"of length {len(self)}")
         start = self.cumulative_sizes[which - 1] if which else 0
         return self.datasets[which][index - start]
+
+
+class ChainDataset(IterableDataset):
+    """The samples of several iterable datasets, one stream after another.
+
+    >>> ds = minflow.utils.data.ChainDataset([range(2), range(3)])
+    >>> list(ds)
+    [0, 1, 0, 1, 2]
+    """
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            yield from d
+
+    def __len__(self):
+        return sum(len(d) for d in self.datasets)
+
+
+class StackDataset(Dataset):
+    """Sample i is ``(d[i] for d in args)``, or ``{k: d[i]}`` for keyword datasets: datasets
+    of equal length side by side.
+
+    >>> ds = minflow.utils.data.StackDataset(image=[10, 20], label=[0, 1])
+    >>> len(ds), ds[1]
+    (2, {'image': 20, 'label': 1})
+    """
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("StackDataset: supported either tuple-like (via args) or "
+                             "dict-like (via kwargs) input/output, but both types are given")
+        if not args and not kwargs:
+            raise ValueError("StackDataset: at least one dataset should be passed")
+        self.datasets = args or kwargs
+        lengths = {len(d) for d in (args or kwargs.values())}
+        if len(lengths) != 1:
+            raise ValueError(f"StackDataset: size mismatch between datasets: lengths "
+                             f"{sorted(lengths)}")
+        self._length = lengths.pop()
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self):
+        return self._length
 
 
 class Subset(Dataset):

@@ -5,11 +5,13 @@ the default generator, so ``minflow.manual_seed`` makes a shuffled order reprodu
 """
 import itertools
 
+import numpy as np
+
 from ...core.device import Device
 from ...core.random import Generator, generator_for
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "BatchSampler"]
+           "WeightedRandomSampler", "BatchSampler"]
 
 
 def numpy_rng(generator, where):
@@ -130,6 +132,51 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self):
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices in ``range(len(weights))``, index i drawn with probability
+    proportional to ``weights[i]``; without replacement, each index at most once (drawn
+    in weighted order, zero weights last), as torch.multinomial.
+
+    >>> g = minflow.Generator().manual_seed(0)
+    >>> list(minflow.utils.data.WeightedRandomSampler([0.0, 1.0, 0.0], 3, generator=g))
+    [1, 1, 1]
+    """
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        where = "WeightedRandomSampler"
+        _check_positive_int(num_samples, "num_samples", where)
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got "
+                             f"replacement={replacement!r}")
+        values = weights.tolist() if hasattr(weights, "tolist") else weights
+        array = np.asarray(values, dtype=np.float64)
+        if array.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(array.shape)}")
+        if array.size == 0 or (array < 0).any() or not np.isfinite(array).all() or \
+                array.sum() <= 0:
+            raise RuntimeError(f"{where}: invalid multinomial distribution: expected finite "
+                               f"weights >= 0 with a positive sum, got {values}")
+        if not replacement and num_samples > array.size:
+            raise RuntimeError(f"{where}: cannot sample n_sample > prob_dist.size(-1) samples "
+                               f"without replacement ({num_samples} > {array.size})")
+        self.weights = array
+        self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
+
+    def __iter__(self):
+        rng = numpy_rng(self.generator, "WeightedRandomSampler")
+        p = self.weights / self.weights.sum()
+        if self.replacement:
+            return iter(rng.choice(p.size, size=self.num_samples, p=p).tolist())
+        # weighted sampling without replacement: the largest p_i / E_i, E_i ~ Exp(1)
+        with np.errstate(divide="ignore"):
+            keys = p / rng.exponential(size=p.size)
+        return iter(np.argsort(-keys, kind="stable")[:self.num_samples].tolist())
+
+    def __len__(self):
+        return self.num_samples
 
 
 class BatchSampler(Sampler):

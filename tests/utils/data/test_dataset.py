@@ -141,3 +141,25 @@ def test_random_split_rejects_cuda_or_foreign_generator():
         random_split(range(4), [2, 2], generator=object())
     with pytest.raises(ValueError, match="'cpu' generator"):
         random_split(range(4), [2, 2], generator=minflow.Generator("cuda"))
+
+
+def test_chain_and_stack_datasets_as_torch():
+    class Stream(minflow.utils.data.IterableDataset):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(range(self.n))
+
+    assert list(minflow.utils.data.ChainDataset([Stream(2), Stream(3)])) == [0, 1, 0, 1, 2]
+    stacked = minflow.utils.data.StackDataset([1, 2], [3, 4])
+    assert len(stacked) == 2 and stacked[1] == (2, 4)
+    named = minflow.utils.data.StackDataset(a=[1, 2], b=[3, 4])
+    assert named[0] == {"a": 1, "b": 3}
+    batches = list(minflow.utils.data.DataLoader(named, batch_size=2))
+    assert batches[0]["a"].tolist() == [1, 2] and batches[0]["b"].tolist() == [3, 4]
+    with pytest.raises(ValueError, match="size mismatch between datasets"):
+        minflow.utils.data.StackDataset([1, 2], [3])
+    with pytest.raises(ValueError, match="but both types are given"):
+        minflow.utils.data.StackDataset([1, 2], b=[3, 4])
+    assert minflow.utils.data.get_worker_info() is None

@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 import minflow
@@ -95,3 +96,44 @@ def test_custom_sampler_subclass():
     assert list(BatchSampler(Evens(7), 2, False)) == [[0, 2], [4, 6]]
     with pytest.raises(NotImplementedError, match="__iter__"):
         iter(Sampler())
+
+
+def test_weighted_random_sampler_draws_in_proportion_to_the_weights():
+    g = minflow.Generator().manual_seed(0)
+    sampler = minflow.utils.data.WeightedRandomSampler(minflow.tensor([1.0, 3.0, 6.0]),
+                                                       60000, generator=g)
+    draws = np.array(list(sampler))
+    assert len(sampler) == 60000 and draws.size == 60000
+    np.testing.assert_allclose(np.bincount(draws, minlength=3) / draws.size, [0.1, 0.3, 0.6],
+                               atol=0.01)
+
+
+def test_weighted_random_sampler_without_replacement_as_torch_multinomial():
+    g = minflow.Generator().manual_seed(1)
+    weights = [1.0, 3.0, 6.0]
+    firsts = [next(iter(minflow.utils.data.WeightedRandomSampler(
+        weights, 1, replacement=False, generator=g))) for _ in range(20000)]
+    np.testing.assert_allclose(np.bincount(firsts, minlength=3) / 20000, [0.1, 0.3, 0.6],
+                               atol=0.015)
+    # each index at most once; zero weights come after every positive one
+    for _ in range(20):
+        order = list(minflow.utils.data.WeightedRandomSampler([0.0, 2.0, 0.0, 1.0], 4,
+                                                              replacement=False, generator=g))
+        assert sorted(order) == [0, 1, 2, 3] and set(order[:2]) == {1, 3}
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(weights=[[0.1, 0.9]], num_samples=5), ValueError,
+     r"weights should be a 1d sequence but given weights have shape \(1, 2\)"),
+    (dict(weights=[0.1, 0.9], num_samples=0), ValueError,
+     "num_samples should be a positive integer value, but got num_samples=0"),
+    (dict(weights=[0.1, 0.9], num_samples=2, replacement=1), ValueError,
+     "replacement should be a boolean value, but got replacement=1"),
+    (dict(weights=[0.1, -0.9], num_samples=2), RuntimeError,
+     "invalid multinomial distribution"),
+    (dict(weights=[0.1, 0.9], num_samples=3, replacement=False), RuntimeError,
+     "cannot sample n_sample > prob_dist.size"),
+])
+def test_weighted_random_sampler_bad_input(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        list(minflow.utils.data.WeightedRandomSampler(**kwargs))
