@@ -389,6 +389,21 @@ SAME_AS_TORCH = [
      RuntimeError, "interpolate: got 3D input with mode 'bilinear';"),
 ]
 
+SAME_AS_TORCH += [
+    (lambda t: t.lib.tensor([1, 2]).tan_(),
+     RuntimeError, "tan_: result type float32 can't be cast to the"),
+    (lambda t: t.lib.erfc(t.x, out=t.lib.ones(2, 3, dtype=t.lib.int64)),
+     RuntimeError, "erfc: result type float32 can't be cast to the"),
+    (lambda t: t.lib.logit(t.x, eps="a"),
+     TypeError, "logit: attr 'eps' expected float or None, got 'a'"),
+    (lambda t: t.lib.nan_to_num(t.x, nan="a"),
+     TypeError, "nan_to_num: attr 'nan' expected float, got 'a'"),
+    (lambda t: t.lib.nan_to_num(t.x, posinf=[1]),
+     TypeError, "nan_to_num: attr 'posinf' expected float or None"),
+    (lambda t: t.lib.positive(t.lib.tensor([True])),
+     RuntimeError, "positive: The `+` operator, on a bool tensor is"),
+]
+
 # minflow's class differs from torch's on purpose: an unsupported dtype is a TypeError (torch:
 # NotImplementedError), and a few calls that torch fails on by accident (IndexError,
 # AttributeError, ZeroDivisionError deep inside) get a checked error here.

@@ -687,7 +687,7 @@ class Tensor:
         return F.neg(self)
 
     def __pos__(self):
-        return self
+        return F.positive(self)
 
     def __abs__(self):
         return F.abs(self)

@@ -237,6 +237,29 @@ CASES.update({
     "composite/matrix_norm": (lambda x: minflow.linalg.matrix_norm(x), [Leaf(2, 3, 4)]),
 })
 
+# unary math (tests/ops/test_unary_math.py)
+UNIT = dict(low=-0.9, high=0.9)
+CASES.update({
+    "tan": (lambda x: x.tan(), [Leaf(3, 4, low=-1.2, high=1.2)]),
+    "asin": (lambda x: x.asin(), [Leaf(3, 4, **UNIT)]),
+    "acos": (lambda x: minflow.arccos(x), [Leaf(3, 4, **UNIT)]),
+    "atan": (lambda x: x.atan(), [Leaf(3, 4)]),
+    "sinh": (lambda x: x.sinh(), [Leaf(3, 4)]),
+    "cosh": (lambda x: x.cosh(), [Leaf(3, 4)]),
+    "asinh": (lambda x: x.asinh(), [Leaf(3, 4)]),
+    "acosh": (lambda x: x.acosh(), [Leaf(3, 4, low=1.1, high=3.0)]),
+    "atanh": (lambda x: x.atanh(), [Leaf(3, 4, **UNIT)]),
+    "log2": (lambda x: x.log2(), [Leaf(3, 4, **POS)]),
+    "log10": (lambda x: x.log10(), [Leaf(3, 4, **POS)]),
+    "exp2": (lambda x: x.exp2(), [Leaf(3, 4)]),
+    "erfc": (lambda x: x.erfc(), [Leaf(3, 4)]),
+    "sinc": (lambda x: x.sinc(), [Leaf(3, 4)]),
+    "deg2rad": (lambda x: x.deg2rad(), [Leaf(3, 4)]),
+    "rad2deg": (lambda x: x.rad2deg(), [Leaf(3, 4)]),
+    "logit": (lambda x: x.logit(0.2), [Leaf(3, 4, low=0.05, high=0.95)]),
+    "nan_to_num": (lambda x: (x.log() * 0.5).nan_to_num(posinf=3.0), [Leaf(3, 4)]),
+})
+
 # nn composites added with the functional/module batch (activations, distances, losses,
 # interpolate, group_norm, conv_transpose2d, pools, an LSTM step): no ops of their own
 CASES.update({

@@ -1,5 +1,5 @@
-"""The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py and
-test_special.py, run through minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
+"""The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py,
+test_special.py and test_unary_math.py, run through minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
 import numpy as np
@@ -12,6 +12,7 @@ from test_elementwise import BINARY, FLOATS, GRAD_OPS, UNARY, anywhere, grad_op,
 from test_nn_extra import DOUBLE_BACKWARD, away_from_kinks
 from test_nn_extra import REFERENCES as NN_REFERENCES
 from test_special import UNARY as SPECIAL
+from test_unary_math import UNARY as UNARY_MATH
 
 # composites, and public functions that are not their op's own (no kernels to declare
 # dtypes from): forward runs in the float dtypes only
@@ -82,3 +83,10 @@ def test_special_table(name, device):
         return [Sample(sampler((3, 4)).astype(dtype))]
     check_op(fn, samples, lambda x: ref(x.astype(np.float64)).astype(x.dtype), dtypes=dtypes,
              devices=[device], tol=TOL)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY_MATH))
+def test_unary_math_table(name, device):
+    ref, sampler, differentiable = UNARY_MATH[name]
+    check_op(getattr(minflow, name), _unary_samples(sampler), ref, dtypes=FLOATS,
+             devices=[device], grad=differentiable, tol=TOL)
