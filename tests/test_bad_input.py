@@ -402,6 +402,32 @@ SAME_AS_TORCH += [
      TypeError, "nan_to_num: attr 'posinf' expected float or None"),
     (lambda t: t.lib.positive(t.lib.tensor([True])),
      RuntimeError, "positive: The `+` operator, on a bool tensor is"),
+    (lambda t: t.lib.hypot(t.x, 2.0),
+     TypeError, "hypot: expected other to be a Tensor, got float"),
+    (lambda t: t.lib.fmax(1, t.x),
+     TypeError, "fmax: expected input to be a Tensor, got int"),
+    (lambda t: t.lib.fmod(t.x, t.lib.ones(4)),
+     RuntimeError, "fmod: shapes [[2, 3], [4]] cannot be broadcast"),
+    (lambda t: t.lib.heaviside(t.x, t.lib.ones(1, dtype=t.lib.int64)),
+     RuntimeError, "heaviside is not yet implemented for tensors with"),
+    (lambda t: t.lib.fmod(t.i, t.lib.tensor([1, 0, 2])),
+     RuntimeError, "fmod: ZeroDivisionError (integer division by zero)"),
+    (lambda t: t.x.float_power_(2),
+     RuntimeError, "float_power_: the base given to float_power_ has"),
+    (lambda t: t.lib.xlogy(t.x, "a"),
+     TypeError, "xlogy: expected a Tensor or a Python number"),
+    (lambda t: t.lib.ldexp(t.x, 2),
+     TypeError, "ldexp: expected other to be a Tensor, got int"),
+]
+
+# an unsupported dtype: a KernelNotFoundError, a RuntimeError as torch's NotImplementedError
+SAME_AS_TORCH += [
+    (lambda t: t.lib.gcd(t.x, t.x),
+     RuntimeError, "gcd: no kernel for device 'cpu' and dtype float32"),
+    (lambda t: t.lib.logaddexp(t.i, t.i),
+     RuntimeError, "logaddexp: no kernel for device 'cpu' and dtype int64"),
+    (lambda t: t.lib.fmod(t.lib.tensor([True]), t.lib.tensor([True])),
+     RuntimeError, "fmod: no kernel for device 'cpu' and dtype bool"),
 ]
 
 # minflow's class differs from torch's on purpose: an unsupported dtype is a TypeError (torch:

@@ -260,6 +260,20 @@ CASES.update({
     "nan_to_num": (lambda x: (x.log() * 0.5).nan_to_num(posinf=3.0), [Leaf(3, 4)]),
 })
 
+# binary math (tests/ops/test_binary_math.py)
+CASES.update({
+    "fmod": (lambda a, b: minflow.fmod(a, b), [Leaf(3, 4), Leaf(4, **POS)]),
+    "hypot": (lambda a, b: a.hypot(b), [Leaf(3, 4), Leaf(3, 1)]),
+    "copysign": (lambda a, b: a.copysign(b), [Leaf(3, 4), Leaf(4)]),
+    "logaddexp": (lambda a, b: a.logaddexp(b), [Leaf(3, 4), Leaf(4)]),
+    "logaddexp2": (lambda a, b: a.logaddexp2(b), [Leaf(3, 4), Leaf(3, 1)]),
+    "xlogy": (lambda a, b: a.xlogy(b), [Leaf(3, 4), Leaf(4, **POS)]),
+    "fmax": (lambda a, b: a.fmax(b), [Leaf(3, 4), Leaf(4)]),
+    "fmin": (lambda a, b: a.fmin(b), [Leaf(3, 4), Leaf(3, 1)]),
+    "composite/float_power": (lambda a, b: a.float_power(b), [Leaf(3, 4, **POS), Leaf(4)]),
+    "composite/ldexp": (lambda a, b: a.ldexp(b), [Leaf(3, 4), Leaf(4)]),
+})
+
 # nn composites added with the functional/module batch (activations, distances, losses,
 # interpolate, group_norm, conv_transpose2d, pools, an LSTM step): no ops of their own
 CASES.update({

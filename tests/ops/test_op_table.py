@@ -1,5 +1,6 @@
 """The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py,
-test_special.py and test_unary_math.py, run through minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
+test_special.py, test_unary_math.py and test_binary_math.py, run through
+minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
 import numpy as np
@@ -13,6 +14,7 @@ from test_nn_extra import DOUBLE_BACKWARD, away_from_kinks
 from test_nn_extra import REFERENCES as NN_REFERENCES
 from test_special import UNARY as SPECIAL
 from test_unary_math import UNARY as UNARY_MATH
+from test_binary_math import BINARY as BINARY_MATH, sample as sample_math
 
 # composites, and public functions that are not their op's own (no kernels to declare
 # dtypes from): forward runs in the float dtypes only
@@ -90,3 +92,14 @@ def test_unary_math_table(name, device):
     ref, sampler, differentiable = UNARY_MATH[name]
     check_op(getattr(minflow, name), _unary_samples(sampler), ref, dtypes=FLOATS,
              devices=[device], grad=differentiable, tol=TOL)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY_MATH))
+def test_binary_math_table(name, device):
+    ref, (first, second), dtypes, differentiable = BINARY_MATH[name]
+
+    def samples(dtype):     # broadcasting, and same shapes (the in-place variant's case)
+        return [Sample(sample_math(first, (3, 1), dtype, 1), sample_math(second, (4,), dtype, 2)),
+                Sample(sample_math(first, (2, 3), dtype, 3), sample_math(second, (2, 3), dtype, 4))]
+    check_op(getattr(minflow, name), samples, ref, dtypes=dtypes, devices=[device],
+             grad=differentiable, tol=TOL)

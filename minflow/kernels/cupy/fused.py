@@ -65,6 +65,14 @@ CUDA_EXPRESSIONS = {
             "/ ({0} * (T)3.141592653589793)))",
     "deg2rad": "{0} * (T)0.017453292519943295",      # pi / 180
     "rad2deg": "{0} * (T)57.29577951308232",         # 180 / pi
+    "fmod": "fmod({0}, {1})",
+    "hypot": "hypot({0}, {1})",
+    "copysign": "copysign({0}, {1})",
+    "fmax": "fmax({0}, {1})",
+    "fmin": "fmin({0}, {1})",
+    "nextafter": "nextafter({0}, {1})",
+    "xlogy": "(({0} == 0 && !isnan({1})) ? (T)0 : (T)({0} * log({1})))",
+    "heaviside": "({0} == 0 ? {1} : (T)({0} > 0))",    # NaN input gives 0, as on cpu
 }
 
 
