@@ -420,8 +420,29 @@ SAME_AS_TORCH += [
      TypeError, "ldexp: expected other to be a Tensor, got int"),
 ]
 
+SAME_AS_TORCH += [
+    (lambda t: t.lib.logcumsumexp(t.x, 2),
+     IndexError, "logcumsumexp: Dimension out of range (expected to"),
+    (lambda t: t.lib.cummax(t.x, dim=-3),
+     IndexError, "cummax: Dimension out of range (expected to be in"),
+    (lambda t: t.lib.cummin(t.x, 0.5),
+     TypeError, "cummin: expected dim to be an int, got 0.5"),
+    (lambda t: t.lib.nanmean(t.i),
+     RuntimeError, "nanmean(): expected input to have floating point"),
+    (lambda t: t.lib.nansum(t.x, 3),
+     IndexError, "nansum: Dimension out of range (expected to be in"),
+    (lambda t: t.lib.count_nonzero(t.x, (0, 0)),
+     RuntimeError, "count_nonzero: dim 0 appears multiple times in the"),
+    (lambda t: t.lib.aminmax(t.lib.ones(0)),
+     RuntimeError, "aminmax(): cannot compute aminmax over an empty"),
+    (lambda t: t.lib.aminmax(t.x, dim=2),
+     IndexError, "aminmax: Dimension out of range (expected to be in"),
+]
+
 # an unsupported dtype: a KernelNotFoundError, a RuntimeError as torch's NotImplementedError
 SAME_AS_TORCH += [
+    (lambda t: t.lib.logcumsumexp(t.i, 0),
+     RuntimeError, "logcumsumexp: no kernel for device 'cpu' and dtype"),
     (lambda t: t.lib.gcd(t.x, t.x),
      RuntimeError, "gcd: no kernel for device 'cpu' and dtype float32"),
     (lambda t: t.lib.logaddexp(t.i, t.i),

@@ -274,6 +274,16 @@ CASES.update({
     "composite/ldexp": (lambda a, b: a.ldexp(b), [Leaf(3, 4), Leaf(4)]),
 })
 
+# scans and composite reductions (tests/ops/test_scan_reduce.py)
+CASES.update({
+    "logcumsumexp": (lambda x: x.logcumsumexp(1), [Leaf(3, 4)]),
+    "cummax": (lambda x: x.cummax(0).values, [Leaf(3, 4)]),
+    "cummin": (lambda x: minflow.cummin(x, 1), [Leaf(3, 4)]),
+    "composite/nansum": (lambda x: (x.log() * 0.5).nansum(1), [Leaf(3, 4)]),
+    "composite/nanmean": (lambda x: (x.log() * 0.5).nanmean(0), [Leaf(3, 4)]),
+    "composite/aminmax": (lambda x: tuple(x.aminmax(dim=1)), [Leaf(3, 4)]),
+})
+
 # nn composites added with the functional/module batch (activations, distances, losses,
 # interpolate, group_norm, conv_transpose2d, pools, an LSTM step): no ops of their own
 CASES.update({

@@ -1,5 +1,5 @@
 """The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py,
-test_special.py, test_unary_math.py and test_binary_math.py, run through
+test_special.py, test_unary_math.py, test_binary_math.py and test_scan_reduce.py, run through
 minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
@@ -15,6 +15,7 @@ from test_nn_extra import REFERENCES as NN_REFERENCES
 from test_special import UNARY as SPECIAL
 from test_unary_math import UNARY as UNARY_MATH
 from test_binary_math import BINARY as BINARY_MATH, sample as sample_math
+from test_scan_reduce import REDUCTIONS, SCANS, with_nans
 
 # composites, and public functions that are not their op's own (no kernels to declare
 # dtypes from): forward runs in the float dtypes only
@@ -103,3 +104,27 @@ def test_binary_math_table(name, device):
                 Sample(sample_math(first, (2, 3), dtype, 3), sample_math(second, (2, 3), dtype, 4))]
     check_op(getattr(minflow, name), samples, ref, dtypes=dtypes, devices=[device],
              grad=differentiable, tol=TOL)
+
+
+@pytest.mark.parametrize("name", sorted(SCANS))
+def test_scan_table(name, device):
+    ref, dtypes = SCANS[name]
+
+    def samples(dtype):       # no NaN or ties (torch's are in test_scan_reduce.py)
+        x = np.nan_to_num(with_nans((3, 5), seed=1)) + np.arange(15).reshape(3, 5) * 0.01
+        return [Sample(x.astype(dtype), dim=1), Sample(x.T.astype(dtype), dim=0)]
+    # cummax / cummin: the int indices output has no gradient for gradgradcheck to take;
+    # their double backward is checked on the values in test_scan_reduce.py
+    check_op(name, samples, ref, dtypes=dtypes, devices=[device], tol=TOL,
+             gradgrad=name == "logcumsumexp")
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reduction_composite_table(name, device):
+    ref, kwargs = REDUCTIONS[name]
+    x = with_nans((3, 4), seed=2)
+    samples = [Sample(x, **kwargs), Sample(x)]
+    if name in ("count_nonzero", "aminmax"):     # ties and NaN: no gradient checks there
+        samples = [Sample(np.nan_to_num(x) + np.arange(12).reshape(3, 4) * 0.01, **kwargs)]
+    check_op(getattr(minflow, name), samples, ref, dtypes=FLOATS, devices=[device], tol=TOL,
+             grad=name != "count_nonzero")
