@@ -439,6 +439,19 @@ SAME_AS_TORCH += [
      IndexError, "aminmax: Dimension out of range (expected to be in"),
 ]
 
+SAME_AS_TORCH += [
+    (lambda t: t.lib.polygamma(-1, t.x),
+     ValueError, "polygamma: attr 'n' expected >= 0, got -1"),
+    (lambda t: t.lib.polygamma(1.5, t.x),
+     TypeError, "polygamma: attr 'n' expected int, got 1.5"),
+    (lambda t: t.lib.mvlgamma(t.x, 0),
+     RuntimeError, "mvlgamma: p has to be greater than or equal to 1"),
+    (lambda t: t.lib.mvlgamma(t.lib.tensor([True]), 1),
+     RuntimeError, "mvlgamma: The input tensor may not be a boolean"),
+    (lambda t: t.i.lgamma_(),
+     RuntimeError, "lgamma_: result type float32 can't be cast to the"),
+]
+
 # an unsupported dtype: a KernelNotFoundError, a RuntimeError as torch's NotImplementedError
 SAME_AS_TORCH += [
     (lambda t: t.lib.logcumsumexp(t.i, 0),

@@ -284,6 +284,16 @@ CASES.update({
     "composite/aminmax": (lambda x: tuple(x.aminmax(dim=1)), [Leaf(3, 4)]),
 })
 
+# the gamma family and Bessel functions (tests/ops/test_gamma.py)
+CASES.update({
+    "lgamma": (lambda x: x.lgamma(), [Leaf(3, 4, **POS)]),
+    "digamma": (lambda x: x.digamma(), [Leaf(3, 4, **POS)]),
+    "polygamma": (lambda x: minflow.polygamma(2, x), [Leaf(3, 4, **POS)]),
+    "i0": (lambda x: x.i0(), [Leaf(3, 4)]),
+    "i1": (lambda x: op("i1", x), [Leaf(3, 4)]),
+    "composite/mvlgamma": (lambda x: x.mvlgamma(3), [Leaf(3, 4, low=1.5, high=3.0)]),
+})
+
 # nn composites added with the functional/module batch (activations, distances, losses,
 # interpolate, group_norm, conv_transpose2d, pools, an LSTM step): no ops of their own
 CASES.update({

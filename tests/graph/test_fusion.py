@@ -131,14 +131,14 @@ def test_fused_programs_mean_what_the_ops_compute(dtype):
 
 
 def _more_math(x, y):
-    """A sum of the ops of ops/unary_math.py and binary_math.py that have CUDA
+    """A sum of the ops of ops/unary_math.py, binary_math.py and gamma.py that have CUDA
     expressions, each inside its domain."""
     u, v = (x * 0.3).tanh(), (y * 0.3).tanh() + 1            # in (-0.3, 0.3), (0.7, 1.3)
     k = u.tan() + u.asin() + u.acos() + u.atan() + u.sinh() + u.cosh() + u.asinh()
     k = k + (u.abs() + 1.5).acosh() + u.atanh() + (u.abs() + 1).log2() + u.exp2()
     k = k + (u.abs() + 1).log10() + u.erfc() + u.sinc() + u.deg2rad() + u.rad2deg()
     k = k + u.fmod(v) + u.hypot(v) + u.copysign(v - 1) + u.fmax(v - 1) + u.fmin(v - 1)
-    return k + u.nextafter(v) + u.xlogy(v) + u.heaviside(v)
+    return k + u.nextafter(v) + u.xlogy(v) + u.heaviside(v) + (u + 1).lgamma()
 
 
 def _run_on_cpu(graph, *inputs):

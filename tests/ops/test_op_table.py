@@ -1,5 +1,6 @@
 """The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py,
-test_special.py, test_unary_math.py, test_binary_math.py and test_scan_reduce.py, run through
+test_special.py, test_unary_math.py, test_binary_math.py, test_scan_reduce.py and
+test_gamma.py, run through
 minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
@@ -16,6 +17,7 @@ from test_special import UNARY as SPECIAL
 from test_unary_math import UNARY as UNARY_MATH
 from test_binary_math import BINARY as BINARY_MATH, sample as sample_math
 from test_scan_reduce import REDUCTIONS, SCANS, with_nans
+from test_gamma import TABLE as GAMMA
 
 # composites, and public functions that are not their op's own (no kernels to declare
 # dtypes from): forward runs in the float dtypes only
@@ -128,3 +130,11 @@ def test_reduction_composite_table(name, device):
         samples = [Sample(np.nan_to_num(x) + np.arange(12).reshape(3, 4) * 0.01, **kwargs)]
     check_op(getattr(minflow, name), samples, ref, dtypes=FLOATS, devices=[device], tol=TOL,
              grad=name != "count_nonzero")
+
+
+@pytest.mark.parametrize("name", sorted(GAMMA))
+def test_gamma_table(name, device):
+    fn, ref, sampler = GAMMA[name]
+    check_op(fn, _unary_samples(sampler), lambda x: ref(x.astype(np.float64)).astype(x.dtype),
+             dtypes=FLOATS, devices=[device], tol={**TOL, "float16": (1e-2, 1e-2)},
+             op=name if name != "mvlgamma" else None)

@@ -73,6 +73,7 @@ CUDA_EXPRESSIONS = {
     "nextafter": "nextafter({0}, {1})",
     "xlogy": "(({0} == 0 && !isnan({1})) ? (T)0 : (T)({0} * log({1})))",
     "heaviside": "({0} == 0 ? {1} : (T)({0} > 0))",    # NaN input gives 0, as on cpu
+    "lgamma": "lgamma({0})",                        # +inf at -inf too, as on cpu
 }
 
 
