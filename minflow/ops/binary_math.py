@@ -156,6 +156,7 @@ make_inplace(ldexp, "ldexp_")
 for _alias, _name in (("not_equal", "ne"), ("greater", "gt"), ("greater_equal", "ge"),
                       ("less", "lt"), ("less_equal", "le")):
     public(getattr(F, _name), name=_alias, method=True)
+    public(getattr(F, _name + "_"), name=_alias + "_", method=True)
 for _alias, _name in (("multiply", "mul"), ("subtract", "sub"), ("divide", "div"),
                       ("true_divide", "div")):
     tensor_method(_alias)(getattr(F, _name))        # the functions exist already

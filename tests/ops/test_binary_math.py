@@ -206,6 +206,20 @@ def test_aliases_are_the_functions_and_methods_they_name(alias, name):
         _compare(x, t, alias + "_")
 
 
+@pytest.mark.parametrize("name", ["eq", "ne", "lt", "le", "gt", "ge"])
+def test_comparisons_in_place_match_torch(name):
+    torch = pytest.importorskip("torch")
+    a, b = _operands("float32", "float32")
+    for other in (b, 0.5):
+        ours, theirs = minflow.tensor(a), torch.tensor(a)
+        assert getattr(ours, name + "_")(minflow.tensor(other) if other is b else other) is ours
+        getattr(theirs, name + "_")(torch.tensor(other) if other is b else other)
+        _compare(ours, theirs, name + "_")
+    ours, theirs = minflow.tensor([1, 5]), torch.tensor([1, 5])
+    ours.gt_(2), theirs.gt_(2)
+    _compare(ours, theirs, "gt_ of int64")
+
+
 def test_integer_fmod_by_zero_raises():
     with pytest.raises(RuntimeError, match="fmod: ZeroDivisionError"):
         minflow.fmod(minflow.tensor([3, 4]), minflow.tensor([1, 0]))

@@ -1,7 +1,7 @@
 """Kernels of the binary math ops (ops/binary_math.py), written once against the array
 module: numpy's and cupy's ufuncs where they compute what torch does, a few lines where
 they do not (xlogy at 0, heaviside of NaN)."""
-from ...core.dtype import ALL, FLOATS, INTS, NUMERIC
+from ...core.dtype import FLOATS, INTS, NUMERIC, bool as bool_
 from ..registry import register_array_function, register_kernel
 from .elementwise import _check_divisor
 
@@ -10,7 +10,9 @@ for _op, _fn in (("hypot", "hypot"), ("copysign", "copysign"), ("logaddexp", "lo
                  ("logaddexp2", "logaddexp2"), ("nextafter", "nextafter")):
     register_array_function(_op, _fn, FLOATS)
 for _op, _fn in (("fmax", "fmax"), ("fmin", "fmin")):
-    register_array_function(_op, _fn, ALL)
+    register_array_function(_op, _fn, NUMERIC)
+register_array_function("fmax", "logical_or", (bool_,))      # as maximum's: cupy's fmax
+register_array_function("fmin", "logical_and", (bool_,))     # has no bool loop to rely on
 for _op, _fn in (("gcd", "gcd"), ("lcm", "lcm")):
     register_array_function(_op, _fn, INTS)
 
@@ -36,5 +38,5 @@ def heaviside(xp, input, values):
     return xp.where(input == 0, values, input > 0).astype(input.dtype)
 
 
-register_kernel("heaviside", ("cpu", "cuda"), ("bool",))(
+register_kernel("heaviside", ("cpu", "cuda"), (bool_,))(
     lambda xp, input, values: xp.logical_or(input, values))
