@@ -17,7 +17,7 @@ from test_special import UNARY as SPECIAL
 from test_unary_math import UNARY as UNARY_MATH
 from test_binary_math import BINARY as BINARY_MATH, sample as sample_math
 from test_scan_reduce import REDUCTIONS, SCANS, with_nans
-from test_gamma import TABLE as GAMMA
+from test_gamma import TABLE as GAMMA, needs_scipy
 
 # composites, and public functions that are not their op's own (no kernels to declare
 # dtypes from): forward runs in the float dtypes only
@@ -132,6 +132,7 @@ def test_reduction_composite_table(name, device):
              grad=name != "count_nonzero")
 
 
+@needs_scipy
 @pytest.mark.parametrize("name", sorted(GAMMA))
 def test_gamma_table(name, device):
     fn, ref, sampler = GAMMA[name]

@@ -2,8 +2,8 @@
 the array module: scipy.special on numpy where scipy is installed, else the pure-numpy
 fallbacks of gamma_fallback.py; cupyx.scipy.special on cupy.
 
-Where scipy's value at an edge differs from torch's, torch's is taken (``_as_torch``):
-lgamma(-inf) is +inf, polygamma(n >= 1) at -inf and +inf follows torch's formulas.
+Where scipy's value at an edge differs from torch's, torch's is taken: lgamma(-inf) is
++inf, i0 and i1 are NaN at +-inf, polygamma(n >= 1) at +-inf follows torch's formulas.
 """
 import math
 
@@ -48,7 +48,8 @@ def polygamma(xp, x, n):
 
 @register_kernel("i0", ("cpu", "cuda"), FLOATS)
 def i0(xp, x):
-    return xp.i0(_float(xp, x)).astype(x.dtype)       # numpy and cupy both have i0
+    out = xp.i0(_float(xp, x))          # numpy and cupy both have i0
+    return xp.where(xp.isinf(x), math.nan, out).astype(x.dtype)     # torch: NaN at +-inf
 
 
 @register_kernel("i1", ("cpu", "cuda"), FLOATS)
