@@ -59,7 +59,7 @@ for _alias, _name in (("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan")
 
 
 def _logit_infer(input, eps):
-    return input._data.shape, dtypes.to_float(input.dtype)
+    return infer.unary_float(input)
 
 
 _logit = define_op("logit", ["input"], attrs=[Attr("eps", "float", None, optional=True)],
@@ -89,7 +89,7 @@ make_inplace(logit, "logit_")
 
 
 def _nan_to_num_infer(input, nan, posinf, neginf):
-    return input._data.shape, input.dtype
+    return infer.unary(input)
 
 
 _nan_to_num = define_op("nan_to_num", ["input"],
@@ -119,7 +119,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 make_inplace(nan_to_num, "nan_to_num_")
 
 
-_bool_out = (lambda input: (input._data.shape, dtypes.bool))
+def _bool_out(input):
+    return infer.unary(input)[0], dtypes.bool
+
+
 for _name, _doc, _x, _printed in (
         ("signbit", "test for a set sign bit: True for negative numbers, -0.0 included",
          "[-0.0, 0.0, -2.0]", "[True, False, True]"),
