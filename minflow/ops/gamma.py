@@ -80,8 +80,8 @@ make_inplace(_polygamma_method, "polygamma_")
 
 
 @public(method=True)
-def mvlgamma(input, p):
-    """mvlgamma(input, p) -> Tensor
+def mvlgamma(input, p, *, out=None):
+    """mvlgamma(input, p, *, out=None) -> Tensor
 
     The log of the multivariate gamma function of dimension ``p``:
     p (p - 1) / 4 ln(pi) + sum_{j=0}^{p-1} lgamma(x - j / 2).
@@ -99,7 +99,8 @@ def mvlgamma(input, p):
     result = F.lgamma(input)
     for j in range(1, p):
         result = result + F.lgamma(F.sub(input, j / 2))
-    return result + p * (p - 1) / 4 * math.log(math.pi)
+    result = result + p * (p - 1) / 4 * math.log(math.pi)
+    return result if out is None else write_out(result, out, "mvlgamma")
 
 
 make_inplace(mvlgamma, "mvlgamma_")

@@ -1,6 +1,7 @@
 """Grad functions of the binary math ops (ops/binary_math.py): torch's formulas, so the
-edges agree (hypot at (0, 0) is NaN, xlogy's input grad is 0 at input 0, copysign's
-other grad is 0, fmax / fmin send a tie to input whole)."""
+edges agree (hypot at (0, 0) is NaN, xlogy's input grad at input 0 is ln(other) where
+other > 0 and 0 elsewhere, copysign's other grad is 0, fmax / fmin send a tie to input
+whole)."""
 from ...core.namespace import F
 from ..node import register_grad
 from .elementwise import BinaryGrad
