@@ -4,7 +4,8 @@ Ops are declared once (minflow.ops), run by kernels chosen per device and dtype
 (minflow.kernels), and differentiated by per-op grad functions (minflow.autograd).
 """
 from .core.dtype import (bool, int32, int64, float16, float32, float64, DType,  # noqa: A004
-                         get_default_dtype, set_default_dtype, promote_types, result_type)
+                         get_default_dtype, set_default_dtype, promote_types, result_type,
+                         DTypeError)
 from .core.device import Device, device, cuda_is_available
 from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.random import Generator, manual_seed, initial_seed, seed, default_generator

@@ -387,6 +387,31 @@ SAME_AS_TORCH = [
      RuntimeError, "interpolate: got 1D input with mode 'nearest';"),
     (lambda t: t.nn.Upsample(scale_factor=2, mode="bilinear")(t.seq),
      RuntimeError, "interpolate: got 3D input with mode 'bilinear';"),
+    # an op without a kernel for the dtype: NotImplementedError (and TypeError), as torch
+    (lambda t: t.lib.bernoulli(t.lib.tensor([1, 0])),
+     NotImplementedError, 'bernoulli: expected input with dtype in [float16'),
+    (lambda t: t.lib.ones(2, dtype=t.lib.int64).uniform_(),
+     NotImplementedError, 'uniform_: expected a floating point tensor, got'),
+    (lambda t: t.lib.ones(2, dtype=t.lib.int64).normal_(),
+     NotImplementedError, 'normal_: expected a floating point tensor, got int64'),
+    (lambda t: t.F.group_norm(t.img.long(), 1),
+     NotImplementedError, 'group_norm: expected a floating point input, got'),
+    (lambda t: t.F.instance_norm(t.img.long()),
+     NotImplementedError, 'instance_norm: expected a floating point input, got'),
+    (lambda t: t.F.max_pool1d(t.seq.long(), 2),
+     NotImplementedError, 'max_pool1d: expected a floating point input, got'),
+    (lambda t: t.F.adaptive_max_pool2d(t.img.long(), 2),
+     NotImplementedError, 'adaptive_max_pool2d: expected a floating point input'),
+    (lambda t: t.F.softmax(t.lib.tensor([1, 2]), 0),
+     NotImplementedError, 'softmax: expected input with dtype in [float16'),
+    (lambda t: t.lib.tensor([1.0]) & t.lib.tensor([1.0]),
+     NotImplementedError, 'bitwise_and: expected bool or integer operands, got'),
+    (lambda t: t.lib.tensor([True]) // t.lib.tensor([True]),
+     NotImplementedError, "floor_divide: no kernel for device 'cpu' and dtype bool"),
+    (lambda t: t.lib.rand(2, dtype=t.lib.int64),
+     NotImplementedError, 'rand: expected a floating dtype, got int64'),
+    (lambda t: t.lib.round(t.lib.tensor([1]), decimals=1),
+     NotImplementedError, 'round: decimals=1 needs a floating input, got int64'),
 ]
 
 SAME_AS_TORCH += [
@@ -460,52 +485,29 @@ SAME_AS_TORCH += [
      RuntimeError, "lgamma_: result type float32 can't be cast to the"),
 ]
 
-# an unsupported dtype: a KernelNotFoundError, a RuntimeError as torch's NotImplementedError
+# an op without a kernel for the dtype: NotImplementedError, as torch
 SAME_AS_TORCH += [
     (lambda t: t.lib.logcumsumexp(t.i, 0),
-     RuntimeError, "logcumsumexp: no kernel for device 'cpu' and dtype"),
+     NotImplementedError, "logcumsumexp: no kernel for device 'cpu' and dtype"),
     (lambda t: t.lib.gcd(t.x, t.x),
-     RuntimeError, "gcd: no kernel for device 'cpu' and dtype float32"),
+     NotImplementedError, "gcd: no kernel for device 'cpu' and dtype float32"),
     (lambda t: t.lib.logaddexp(t.i, t.i),
-     RuntimeError, "logaddexp: no kernel for device 'cpu' and dtype int64"),
+     NotImplementedError, "logaddexp: no kernel for device 'cpu' and dtype int64"),
     (lambda t: t.lib.fmod(t.lib.tensor([True]), t.lib.tensor([True])),
-     RuntimeError, "fmod: no kernel for device 'cpu' and dtype bool"),
+     NotImplementedError, "fmod: no kernel for device 'cpu' and dtype bool"),
 ]
 
-# minflow's class differs from torch's on purpose: an unsupported dtype is a TypeError (torch:
-# NotImplementedError), and a few calls that torch fails on by accident (IndexError,
-# AttributeError, ZeroDivisionError deep inside) get a checked error here.
-MINFLOW_ONLY = [
-    # torch: TypeError
+# minflow's class differs from torch's on purpose: a few calls that torch fails on by accident
+# (IndexError, AttributeError, ZeroDivisionError deep inside) get a checked error here.
+MINFLOW_ONLY = [    # torch: TypeError
     (lambda t: t.lib.flip(t.x, 2),
      IndexError, 'flip: Dimension out of range (expected to be in'),
-    # torch: NotImplementedError
-    (lambda t: t.lib.bernoulli(t.lib.tensor([1, 0])),
-     TypeError, 'bernoulli: expected input with dtype in [float16'),
-    # torch: NotImplementedError
-    (lambda t: t.lib.ones(2, dtype=t.lib.int64).uniform_(),
-     TypeError, 'uniform_: expected a floating point tensor, got'),
-    # torch: NotImplementedError
-    (lambda t: t.lib.ones(2, dtype=t.lib.int64).normal_(),
-     TypeError, 'normal_: expected a floating point tensor, got int64'),
     # torch: ZeroDivisionError
     (lambda t: t.F.group_norm(t.img, 0),
      RuntimeError, 'group_norm: Expected number of channels in input to'),
-    # torch: NotImplementedError
-    (lambda t: t.F.group_norm(t.img.long(), 1),
-     TypeError, 'group_norm: expected a floating point input, got'),
     # torch: ValueError
     (lambda t: t.F.instance_norm(t.x),
      RuntimeError, 'instance_norm: expected input of shape (N, C, L) or'),
-    # torch: NotImplementedError
-    (lambda t: t.F.instance_norm(t.img.long()),
-     TypeError, 'instance_norm: expected a floating point input, got'),
-    # torch: NotImplementedError
-    (lambda t: t.F.max_pool1d(t.seq.long(), 2),
-     TypeError, 'max_pool1d: expected a floating point input, got'),
-    # torch: NotImplementedError
-    (lambda t: t.F.adaptive_max_pool2d(t.img.long(), 2),
-     TypeError, 'adaptive_max_pool2d: expected a floating point input'),
     # torch: IndexError
     (lambda t: t.nn.LSTM(3, 4)(t.lib.ones(2, 2, 3), t.lib.ones(1, 2, 4)),
      TypeError, 'LSTM: expected hx to be a tuple (h_0, c_0) of'),

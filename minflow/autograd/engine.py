@@ -9,6 +9,8 @@ import sys
 import warnings
 from heapq import heappop, heappush
 
+import numpy as np
+
 from ..core.device import to_numpy
 from ..core.namespace import F
 from ..core.grad_mode import set_grad_enabled
@@ -40,7 +42,7 @@ def _root_grads(outputs, grad_outputs, where):
             if out.numel() != 1:
                 raise RuntimeError(f"{where}: grad can be implicitly created only for scalar "
                                    f"outputs; got shape {list(out.shape)}, pass gradient=")
-            g = F.ones_like(out)
+            g = _ones_like(out)
         elif not isinstance(g, Tensor):
             raise TypeError(f"{where}: expected gradient[{i}] to be a Tensor, got "
                             f"{type(g).__name__}")
@@ -49,6 +51,14 @@ def _root_grads(outputs, grad_outputs, where):
                                f"{list(g.shape)} and output[{i}] has shape {list(out.shape)}")
         roots.append((_node_of(out), out._output_nr, g))
     return roots
+
+
+def _ones_like(t):
+    """The implicit gradient of a scalar output: made directly on cpu (every backward
+    call makes one), through the dispatcher elsewhere."""
+    if t.device.type == "cpu":
+        return Tensor._make(np.ones(t._data.shape, t.dtype.np), t.dtype, t.device)
+    return F.ones_like(t)
 
 
 def _node_of(t):
@@ -142,7 +152,7 @@ def _apply(node, grads):
         raise
     if result.__class__ is not tuple:
         result = (result,)
-    if list in map(type, result):           # a variadic input's grads come as a list
+    if node.fn.variadic:                    # a variadic input's grads come as a list
         result = [g for item in result for g in (item if type(item) is list else (item,))]
     if len(result) != len(node.next_edges):
         raise RuntimeError(f"{node.name()}: apply returned {len(result)} gradients, expected "

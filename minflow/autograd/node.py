@@ -46,8 +46,11 @@ class GradFunction:
     >>> L.unload("doc")
     """
 
+    variadic = False    # the op has a variadic input, whose grads apply returns as a list
+
     def init(self, op):
         self.op = op
+        self.variadic = any(i.variadic for i in op.inputs)
 
     def node_name(self, ctx):
         """The name of this function's nodes (``y.grad_fn``). Override where torch's name
@@ -197,7 +200,7 @@ class Node:
         return f"<{self.name()}>"
 
     def register_hook(self, output_nr, hook):
-        from ..core.tensor import _HookHandle
+        from ..core.tensor_autograd import _HookHandle
         if self.hooks is None:
             self.hooks = {}
         return _HookHandle(self.hooks.setdefault(output_nr, []), hook)

@@ -11,10 +11,24 @@ import numpy as np
 __all__ = [
     "DType", "bool", "int32", "int64", "float16", "float32", "float64",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "as_dtype",
-    "can_cast",
+    "can_cast", "DTypeError",
 ]
 
 _builtin_bool = bool
+
+
+class DTypeError(TypeError, NotImplementedError):
+    """An op or function has no kernel for an input's dtype.
+
+    A TypeError, and also a NotImplementedError (so a RuntimeError) as torch raises for a
+    dtype a kernel is not implemented for: ``except`` clauses written for either catch it.
+
+    >>> try:
+    ...     minflow.softmax(minflow.tensor([1, 2]), 0)
+    ... except NotImplementedError as err:
+    ...     print(err)
+    softmax: expected input with dtype in [float16, float32, float64], got int64
+    """
 
 
 class DType:

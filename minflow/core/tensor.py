@@ -1,14 +1,17 @@
 """Tensor: an array (numpy, cupy or meta) plus dtype, device and autograd state.
 
 Operators and methods call public functions through ``F``, so every one of them goes
-through the dispatcher like a direct call would.
+through the dispatcher like a direct call would. The autograd surface (grad, backward,
+hooks...) lives in tensor_autograd.py, the ways out (item, numpy, to...) in
+tensor_convert.py: base classes of Tensor, over its slots.
 """
 import numpy as np
 
 from . import dtype as dtypes
-from .device import MetaArray, to_numpy
+from .device import MetaArray
 from .namespace import F
-from .grad_mode import state as _grad_state
+from .tensor_autograd import TensorAutograd
+from .tensor_convert import TensorConversion, _refuse_lazy
 
 __all__ = ["Tensor", "Size"]
 
@@ -67,7 +70,7 @@ def _op(name, reflected=False):
     return method
 
 
-class Tensor:
+class Tensor(TensorAutograd, TensorConversion):
     """An n-dimensional array on a device, with optional gradient tracking.
 
     >>> x = minflow.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
@@ -287,377 +290,11 @@ class Tensor:
             raise TypeError(f"Tensor.data: expected a Tensor, got {type(value).__name__}")
         self._data, self.dtype, self.device = value._data, value.dtype, value.device
 
-    # -- autograd ----------------------------------------------------------------------
-    @property
-    def requires_grad(self):
-        """Whether autograd records ops on this tensor; settable on leaves.
-
-        >>> x = minflow.zeros(2)
-        >>> x.requires_grad = True
-        >>> (x * 2).requires_grad
-        True
-        """
-        return self._requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, flag):
-        self.requires_grad_(flag)
-
-    def requires_grad_(self, requires_grad=True):
-        """Set whether autograd records ops on this leaf tensor (in place).
-
-        >>> minflow.tensor([1.0, 2.0]).requires_grad_()
-        tensor([1., 2.], requires_grad=True)
-        """
-        if self.grad_fn is not None and not requires_grad:
-            raise RuntimeError("requires_grad_: you can only change requires_grad flags of "
-                               "leaf tensors; use detach() to get a tensor without grad")
-        if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError(f"requires_grad_: only floating point tensors can require "
-                               f"gradients, got dtype {self.dtype.name}")
-        self._requires_grad = bool(requires_grad)
-        return self
-
-    @property
-    def grad(self):
-        """The accumulated gradient of this leaf (None until a backward reaches it).
-
-        >>> w = minflow.tensor([1.0, 2.0], requires_grad=True)
-        >>> (w * w).sum().backward()
-        >>> w.grad
-        tensor([2., 4.])
-        """
-        return self._grad
-
-    @grad.setter
-    def grad(self, value):
-        if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError(f"grad: assigned grad expected to be a Tensor or None but got "
-                                f"grad of type {type(value).__name__}")
-            if value._data.shape != self._data.shape:
-                raise RuntimeError(f"grad: attempting to assign a gradient of size "
-                                   f"{list(value.shape)} to a tensor of size {list(self.shape)}")
-        self._grad = value
-
-    @property
-    def grad_fn(self):
-        """The node that made this tensor (None for a leaf). A view whose storage was
-
-        changed in place since gets a fresh one, as in torch (see core/inplace.py).
-
-        >>> w = minflow.tensor([1.0], requires_grad=True)
-        >>> (w * 2).grad_fn, w.grad_fn
-        (<MulBackward0>, None)
-        """
-        if self._base is not None and self._view_version is not None \
-                and self._view_version != self._version[0]:
-            from .inplace import refresh_view
-            refresh_view(self)
-        return self._grad_fn
-
-    @property
-    def is_leaf(self):
-        """Whether no recorded op made this tensor (``grad_fn is None``).
-
-        >>> w = minflow.tensor([1.0], requires_grad=True)
-        >>> w.is_leaf, (w * 2).is_leaf
-        (True, False)
-        """
-        return self.grad_fn is None
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see autograd.backward).
-
-        >>> w = minflow.tensor([3.0], requires_grad=True)
-        >>> (w ** 2).sum().backward()
-        >>> w.grad
-        tensor([6.])
-        """
-        if getattr(self._data, "is_lazy", False):       # graph mode: backward adds grad ops
-            from ..graph.autodiff import graph_backward
-            return graph_backward(self, gradient, retain_graph, create_graph, inputs)
-        from ..autograd.engine import backward
-        backward(self, gradient, retain_graph, create_graph, inputs)
-
-    def detach(self):
-        """A tensor sharing this storage, outside the autograd graph.
-
-        >>> w = minflow.tensor([1.0], requires_grad=True)
-        >>> (w * 2).detach()
-        tensor([2.])
-        """
-        out = Tensor._make(self._data, self.dtype, self.device)
-        out._version = self._share_version()
-        return out
-
-    def detach_(self):
-        """Detach this tensor from the autograd graph in place: it becomes a leaf.
-
-        >>> y = minflow.tensor([1.0], requires_grad=True) * 2
-        >>> y.detach_().is_leaf, y.requires_grad
-        (True, False)
-        """
-        if self._base is not None and self._base.requires_grad:
-            raise RuntimeError("detach_: cannot detach a view of a tensor that requires grad "
-                               "in place; use detach()")
-        self._grad_fn = self._view_version = None
-        self._requires_grad = False
-        return self
-
-    def retain_grad(self):
-        """Keep ``.grad`` for this non-leaf tensor after backward.
-
-        >>> w = minflow.tensor([1.0, 2.0], requires_grad=True)
-        >>> h = w * 2
-        >>> h.retain_grad()
-        >>> h.sum().backward()
-        >>> h.grad
-        tensor([1., 1.])
-        """
-        if not self._requires_grad:
-            raise RuntimeError("retain_grad: can't retain_grad on a tensor that has "
-                               "requires_grad=False")
-        if self.grad_fn is not None:
-            self.grad_fn.retain_grad(self)
-
-    @property
-    def retains_grad(self):
-        """Whether ``retain_grad()`` was called on this non-leaf tensor.
-
-        >>> h = minflow.tensor([1.0], requires_grad=True) * 2
-        >>> h.retain_grad()
-        >>> h.retains_grad
-        True
-        """
-        return self.grad_fn is not None and self.grad_fn.retains(self)
-
-    def register_hook(self, hook):
-        """Call ``hook(grad)`` when the gradient of this tensor is computed.
-
-        The hook may return a new gradient to use instead. Returns a handle whose
-        ``remove()`` unregisters the hook.
-
-        >>> w = minflow.tensor([1.0, 2.0], requires_grad=True)
-        >>> handle = w.register_hook(lambda grad: grad * 10)
-        >>> w.sum().backward()
-        >>> w.grad
-        tensor([10., 10.])
-        >>> handle.remove()
-        """
-        if not self._requires_grad:
-            raise RuntimeError("register_hook: cannot register a hook on a tensor that "
-                               "doesn't require gradient")
-        if self.grad_fn is not None:
-            return self.grad_fn.register_hook(self._output_nr, hook)
-        from ..autograd.node import grad_accumulator
-        return grad_accumulator(self).register_hook(0, hook)
-
-    def _share_version(self):
-        """This tensor's version counter, created on first need (views share it)."""
-        if self._version is None:
-            self._version = [0]
-        return self._version
-
-    @property
-    def _version_value(self):
-        return 0 if self._version is None else self._version[0]
-
-    # -- data access -------------------------------------------------------------------
-    def numpy(self):
-        """The data as a numpy array (shares memory for cpu tensors).
-
-        >>> minflow.tensor([1, 2]).numpy()
-        array([1, 2])
-        """
-        _refuse_lazy(self, "numpy")
-        if self._requires_grad:
-            raise RuntimeError("numpy: can't call numpy() on a tensor that requires grad; "
-                               "use tensor.detach().numpy()")
-        if self.device.type != "cpu":
-            raise TypeError(f"numpy: can't convert a {self.device} tensor to numpy; "
-                            f"use tensor.cpu() first")
-        return self._data
-
-    def item(self):
-        """The value of a one-element tensor as a Python number.
-
-        >>> minflow.tensor([2.5]).item()
-        2.5
-        """
-        _refuse_lazy(self, "item")
-        if self.device.type == "meta":
-            raise RuntimeError("item: a meta tensor has no data")
-        if self._data.size != 1:
-            raise RuntimeError(f"item: a Tensor with {self._data.size} elements cannot be "
-                               f"converted to a Python scalar")
-        return to_numpy(self._data).reshape(()).item()
-
-    def tolist(self):
-        """The data as nested Python lists (a number for a 0-dim tensor).
-
-        >>> minflow.tensor([[1, 2], [3, 4]]).tolist()
-        [[1, 2], [3, 4]]
-        """
-        _refuse_lazy(self, "tolist")
-        if self.device.type == "meta":
-            raise RuntimeError("tolist: a meta tensor has no data")
-        return to_numpy(self._data).tolist()
-
-    def __len__(self):
-        if self._data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self._data.shape[0]
-
-    def __iter__(self):
-        if self._data.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
-
-    def __bool__(self):
-        _refuse_lazy(self, "bool")
-        if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {self._data.size} elements is "
-                               f"ambiguous")
-        return bool(self.item())
-
-    def __float__(self):
-        _refuse_lazy(self, "float")
-        return float(self.item())
-
-    def __int__(self):
-        return int(self.item())
-
-    def __index__(self):
-        if self.dtype.category == 2 or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to "
-                            "an index")
-        return int(self.item())
-
-    def __format__(self, spec):
-        if self._data.ndim == 0 and self.device.type != "meta":
-            return self.item().__format__(spec)
-        return object.__format__(self, spec)
-
-    def __array__(self, dtype=None, copy=None):
-        arr = self.detach().cpu().numpy()
-        return arr if dtype is None else arr.astype(dtype)
-
     __hash__ = object.__hash__
 
     def __repr__(self):
         from .printing import tensor_repr
         return tensor_repr(self)
-
-    # -- conversion --------------------------------------------------------------------
-    def to(self, *args, dtype=None, device=None, copy=False):
-        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other_tensor)``.
-
-        >>> x = minflow.tensor([1.5, -2.0])
-        >>> x.to(minflow.float64)
-        tensor([ 1.5000, -2.0000], dtype=minflow.float64)
-        >>> x.to("cpu", minflow.int64)
-        tensor([ 1, -2])
-        """
-        for arg in args:
-            if isinstance(arg, Tensor):
-                dtype, device = arg.dtype, arg.device
-            elif isinstance(arg, dtypes.DType) or arg in (float, int, bool):
-                dtype = arg
-            else:
-                device = arg
-        out = self
-        if device is not None:
-            out = F.to_device(out, device)
-        if dtype is not None:
-            out = F.cast(out, dtypes.as_dtype(dtype))
-        if copy and out is self:
-            out = F.clone(self)
-        return out
-
-    def cpu(self):
-        """This tensor on the cpu (itself if it is there already).
-
-        >>> x = minflow.tensor([1.0])
-        >>> x.cpu() is x
-        True
-        """
-        return self.to("cpu")
-
-    def cuda(self, device=None):
-        """This tensor on a cuda device: the current one, or ``device`` (an index or a name).
-
-        >>> minflow.ones(2).cuda().device.type
-        'cuda'
-        """
-        return self.to("cuda" if device is None else
-                       f"cuda:{device}" if isinstance(device, int) else device)
-
-    def type(self, dtype=None):
-        """``type()``: the legacy type name, e.g. "minflow.FloatTensor"; ``type(dtype)``: cast.
-
-        >>> x = minflow.tensor([1.5])
-        >>> x.type()
-        'minflow.FloatTensor'
-        >>> x.type(minflow.int64)
-        tensor([1])
-        """
-        if dtype is None:
-            return f"minflow.{_TYPE_NAMES[self.dtype.name]}"
-        if isinstance(dtype, str) and dtype.endswith("Tensor"):
-            names = {f"{p}.{v}": k for k, v in _TYPE_NAMES.items() for p in ("minflow", "torch")}
-            if dtype not in names:
-                raise TypeError(f"type: unknown tensor type {dtype!r}")
-            dtype = names[dtype]
-        return self.to(dtypes.as_dtype(dtype))
-
-    def float(self):
-        """``self.to(minflow.float32)``.
-
-        >>> minflow.tensor([1, 2]).float()
-        tensor([1., 2.])
-        """
-        return self.to(dtypes.float32)
-
-    def double(self):
-        """``self.to(minflow.float64)``.
-
-        >>> minflow.tensor([1, 2]).double()
-        tensor([1., 2.], dtype=minflow.float64)
-        """
-        return self.to(dtypes.float64)
-
-    def half(self):
-        """``self.to(minflow.float16)``.
-
-        >>> minflow.tensor([1, 2]).half()
-        tensor([1., 2.], dtype=minflow.float16)
-        """
-        return self.to(dtypes.float16)
-
-    def long(self):
-        """``self.to(minflow.int64)`` (floats truncate toward zero).
-
-        >>> minflow.tensor([1.7, -1.7]).long()
-        tensor([ 1, -1])
-        """
-        return self.to(dtypes.int64)
-
-    def int(self):
-        """``self.to(minflow.int32)`` (floats truncate toward zero).
-
-        >>> minflow.tensor([2.9]).int()
-        tensor([2], dtype=minflow.int32)
-        """
-        return self.to(dtypes.int32)
-
-    def bool(self):
-        """``self.to(minflow.bool)``: nonzero is True.
-
-        >>> minflow.tensor([0.0, 0.5]).bool()
-        tensor([False,  True])
-        """
-        return self.to(dtypes.bool)
 
     def is_contiguous(self):
         """Whether the elements lie in memory in row-major order, without gaps.
@@ -717,29 +354,6 @@ class Tensor:
 
 
 _OPERANDS = (Tensor, int, float, np.number, np.bool_)
-_TYPE_NAMES = {"bool": "BoolTensor", "int32": "IntTensor", "int64": "LongTensor",
-               "float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor"}
-
-
-class _HookHandle:
-    """Returned by ``register_hook``; ``remove()`` takes the hook out again."""
-
-    __slots__ = ("_hooks", "_hook")
-
-    def __init__(self, hooks, hook):
-        self._hooks, self._hook = hooks, hook
-        hooks.append(hook)
-
-    def remove(self):
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
-
-
-def _refuse_lazy(t, where):
-    """Graph-mode tensors (data a minflow.graph LazyArray) have no values while their graph
-    is built: raise the graph module's error saying what to do instead."""
-    if getattr(t._data, "is_lazy", False):
-        raise t._data.error(where)
 
 
 def _wrap_dim(dim, ndim, where):

@@ -21,8 +21,9 @@ __all__ = ["Kernel", "register_kernel", "register_array_function", "select_kerne
            "find_kernel", "KernelNotFoundError"]
 
 
-class KernelNotFoundError(RuntimeError):
-    """No kernel is registered for an (op, device, dtype)."""
+class KernelNotFoundError(NotImplementedError):
+    """No kernel is registered for an (op, device, dtype) (a NotImplementedError, so a
+    RuntimeError, as torch's "not implemented for" errors)."""
 
 
 class Kernel:

@@ -148,10 +148,12 @@ class Graph:
         return entry
 
     def _hyperparams(self):
-        """What the update ops hold fixed, per optimizer and group (graph.optim.structure:
-        the flags, whether momentum is zero): a change needs a new plan. The float
-        hyperparameters are fed at each call and need none."""
-        return tuple(tuple(structure(opt, group) for group in opt.param_groups)
+        """What a plan holds fixed, per optimizer: its state generation (the plan binds the
+        state tensors and group dicts that load_state_dict replaces) and per group what the
+        update ops hold fixed (graph.optim.structure: the flags, whether momentum is zero).
+        A change needs a new plan. The float hyperparameters are fed at each call."""
+        return tuple((getattr(opt, "state_generation", 0),
+                      tuple(structure(opt, group) for group in opt.param_groups))
                      for opt, _ in self._optimizers)
 
     def _recompile_for_hyperparams(self, key, old, tensors, in_spec):
@@ -347,7 +349,9 @@ def _user_line(tb):
 def _describe_hyper_change(old, new):
     """Which compiled-in options changed, between two ``Graph._hyperparams()``."""
     changes = []
-    for i, (old_groups, new_groups) in enumerate(zip(old, new)):
+    for i, ((old_gen, old_groups), (new_gen, new_groups)) in enumerate(zip(old, new)):
+        if old_gen != new_gen:
+            changes.append(f"optimizer{i} loaded a state dict")
         if len(old_groups) != len(new_groups):
             changes.append(f"optimizer{i} has {len(new_groups)} param groups, was "
                            f"{len(old_groups)}")

@@ -3,10 +3,12 @@ import math
 
 import numpy as np
 
+from ..autograd.node import GradFunction, _edge, custom_node
 from ..core import dtype as dtypes
 from ..core.device import Device, MetaArray, array_module, check_available, cuda_context
 from ..core.dispatch import apply
 from ..core.functional import public, tensor_method
+from ..core.grad_mode import state as grad_state
 from ..core.namespace import F
 from ..core.tensor import Tensor
 from .infer import broadcast_shapes
@@ -110,8 +112,8 @@ def _float_dtype(dtype):
 def _random_float_dtype(dtype, where):
     dtype = _float_dtype(dtype)
     if not dtype.is_floating_point:
-        raise TypeError(f"{where}: expected a floating dtype, got {dtype.name} (use randint "
-                        f"for integers)")
+        raise dtypes.DTypeError(f"{where}: expected a floating dtype, got {dtype.name} (use "
+                                f"randint for integers)")
     return dtype
 
 
@@ -256,7 +258,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     """normal(mean, std, size=None, *, generator=None) -> Tensor, samples of N(mean, std^2)
 
     ``mean`` and ``std`` are numbers (then ``size`` is needed) or tensors, broadcast
-    together; the samples are not differentiable with respect to them.
+    together. As in torch, the samples require grad where a tensor mean or std does, and
+    the grads they send back are zero: the sampling is not reparameterized.
 
     >>> minflow.normal(0.0, 2.0, (4,)).shape
     minflow.Size([4])
@@ -278,15 +281,37 @@ def _normal_tensors(mean, std, generator):
     tensors = [t.detach() for t in (mean, std) if isinstance(t, Tensor)]
     dtype = dtypes.result_type(*tensors)
     if not dtype.is_floating_point:
-        raise TypeError(f"normal: expected floating mean and std, got {dtype.name}")
+        raise dtypes.DTypeError(f"normal: expected floating mean and std, got {dtype.name}")
     shapes = [tuple(t.shape) for t in tensors]
     shape = broadcast_shapes(*shapes)
     if isinstance(std, Tensor) and std.numel() and F.amin(std.detach()).item() < 0:
         raise RuntimeError("normal: expected all elements of std >= 0.0")
     noise = randn(shape, generator=generator, dtype=dtype, device=tensors[0].device)
-    std = std.detach() if isinstance(std, Tensor) else std
-    mean = mean.detach() if isinstance(mean, Tensor) else mean
-    return F.add(F.mul(noise, std), mean)
+    out = F.add(F.mul(noise, std.detach() if isinstance(std, Tensor) else std),
+                mean.detach() if isinstance(mean, Tensor) else mean)
+    inputs = [t for t in (mean, std) if isinstance(t, Tensor) and t._requires_grad]
+    if inputs and grad_state.grad_enabled:
+        _zero_grad_node(out, inputs, 1 * isinstance(mean, Tensor) + 2 * isinstance(std, Tensor))
+    return out
+
+
+class _NormalGrad(GradFunction):
+    """torch's NormalBackward1/2/3 (tensor mean, std, or both): zero grads."""
+
+    def node_name(self, ctx):
+        return f"NormalBackward{ctx.overload}"
+
+    def apply(self, ctx, grad_out):
+        return tuple(F.zeros(shape, dtype=dtype, device=device)
+                     for shape, dtype, device in ctx.input_metas)
+
+
+def _zero_grad_node(out, inputs, overload):
+    node = custom_node(_NormalGrad(), "normal", [_edge(t) for t in inputs],
+                       ((out._data.shape, out.dtype, out.device),))
+    node.ctx.overload = overload
+    node.ctx.input_metas = [(t._data.shape, t.dtype, t.device) for t in inputs]
+    out._grad_fn, out._output_nr, out._requires_grad = node, 0, True
 
 
 def _like(fn):

@@ -72,7 +72,8 @@ SIGMOID_GRAD = define_op("sigmoid_grad", ["grad_out", "output"], infer=_grad_inf
 
 def _round_infer(input, decimals):
     if decimals and not input.dtype.is_floating_point:
-        raise TypeError(f"decimals={decimals} needs a floating input, got {input.dtype.name}")
+        raise dtypes.DTypeError(f"decimals={decimals} needs a floating input, got "
+                                f"{input.dtype.name}")
     return input._data.shape, input.dtype
 
 
@@ -304,7 +305,7 @@ for _name, _doc in (("logical_not", "logical not (nonzero counts as True)"),
 def _bitwise_infer(input, other=None):
     shape, dtype = infer.unary(input) if other is None else infer.binary(input, other)
     if dtype.is_floating_point:
-        raise TypeError(f"expected bool or integer operands, got {dtype.name}")
+        raise dtypes.DTypeError(f"expected bool or integer operands, got {dtype.name}")
     return shape, dtype
 
 

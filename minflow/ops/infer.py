@@ -146,13 +146,14 @@ def normalize_dims(dim, ndim, where="dim"):
 
 
 def check_dtype(x, allowed, name="input"):
-    """Raise a TypeError when ``x``'s dtype is not one of ``allowed``.
+    """Raise a DTypeError (a TypeError and a NotImplementedError) when ``x``'s dtype is
+    not one of ``allowed``.
 
     >>> minflow.ops.infer.check_dtype(minflow.tensor([1]), minflow.library.FLOATS)
     Traceback (most recent call last):
     ...
-    TypeError: expected input with dtype in [float16, float32, float64], got int64
+    minflow.core.dtype.DTypeError: expected input with dtype in [float16, ...], got int64
     """
     if x.dtype not in allowed:
-        raise TypeError(f"expected {name} with dtype in "
-                        f"[{', '.join(d.name for d in allowed)}], got {x.dtype.name}")
+        raise dtypes.DTypeError(f"expected {name} with dtype in "
+                                f"[{', '.join(d.name for d in allowed)}], got {x.dtype.name}")

@@ -5,6 +5,7 @@ Both are the fused layer_norm op (ops/nn.py) over the input reshaped to (N, grou
 or (N, C, -1), then a per-channel affine: exact, and one kernel each way for the
 normalisation itself.
 """
+from ..core import dtype as dtypes
 from ..core.functional import public
 from ..core.grad_mode import no_grad
 from ..core.namespace import F
@@ -16,7 +17,8 @@ __all__ = ["group_norm", "instance_norm"]
 
 def _check_floating(fn, input):
     if not input.dtype.is_floating_point:
-        raise TypeError(f"{fn}: expected a floating point input, got {input.dtype.name}")
+        raise dtypes.DTypeError(f"{fn}: expected a floating point input, got "
+                                f"{input.dtype.name}")
 
 
 def _per_channel(fn, out, input, weight, bias):

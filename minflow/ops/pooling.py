@@ -4,6 +4,7 @@ Composites of the pooling ops in ops/conv.py: max_pool1d, avg_pool1d and the ada
 pools pool a height of 1; adaptive_max_pool2d is max_pool2d where the windows tile the
 input evenly, else a max over each (uneven) window in turn.
 """
+from ..core import dtype as dtypes
 from ..core.functional import public
 from ..core.namespace import F
 from .conv import _batched, _pair, _unbatched, adaptive_avg_pool2d, avg_pool2d, max_pool2d
@@ -23,7 +24,8 @@ def _check_1d(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
     """The 1-D arguments, checked here so that errors name ``fn`` and the 1-D values (the
     work is done by a 2-D pooling op)."""
     if not input.dtype.is_floating_point:
-        raise TypeError(f"{fn}: expected a floating point input, got {input.dtype.name}")
+        raise dtypes.DTypeError(f"{fn}: expected a floating point input, got "
+                                f"{input.dtype.name}")
     for name, value in (("kernel_size", kernel_size), ("stride", stride),
                         ("dilation", dilation)):
         if value <= 0:
@@ -117,8 +119,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     input, squeeze = _batched("adaptive_max_pool2d", input, 4,
                               "adaptive_max_pool2d(): Expected 3D or 4D tensor")
     if not input.dtype.is_floating_point:
-        raise TypeError(f"adaptive_max_pool2d: expected a floating point input, got "
-                        f"{input.dtype.name}")
+        raise dtypes.DTypeError(f"adaptive_max_pool2d: expected a floating point input, "
+                                f"got {input.dtype.name}")
     if 0 in tuple(input.shape)[1:]:
         raise RuntimeError(f"adaptive_max_pool2d(): Expected input to have non-zero size for "
                            f"non-batch dimensions, but input has sizes {list(input.shape)}")

@@ -124,7 +124,8 @@ def _draw(self, op_name, **attrs):
 
 def _float_self(self, name):
     if not self.dtype.is_floating_point:
-        raise TypeError(f"{name}: expected a floating point tensor, got {self.dtype.name}")
+        raise dtypes.DTypeError(f"{name}: expected a floating point tensor, got "
+                                f"{self.dtype.name}")
 
 
 def _uniform(self, low, high, generator):

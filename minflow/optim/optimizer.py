@@ -47,6 +47,7 @@ class Optimizer:
                             "Tensors or dicts, but got minflow.Tensor")
         self.state = defaultdict(dict)
         self.param_groups = []
+        self.state_generation = 0       # bumped by load_state_dict
         param_groups = list(params)
         if len(param_groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
@@ -58,7 +59,7 @@ class Optimizer:
     def __getstate__(self):
         # NOTE: only these: a scheduler wraps ``step`` in a closure, which cannot be pickled
         return {"defaults": self.defaults, "state": self.state,
-                "param_groups": self.param_groups}
+                "param_groups": self.param_groups, "state_generation": self.state_generation}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -207,6 +208,8 @@ class Optimizer:
                 saved["param_names"] = group["param_names"]
         self.state = state
         self.param_groups = saved_groups
+        # new state tensors and group dicts: graphs compiled against the old ones recompile
+        self.state_generation = getattr(self, "state_generation", 0) + 1
 
 
 def _split_names(params):

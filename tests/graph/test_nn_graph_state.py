@@ -83,3 +83,43 @@ def test_debug_levels(capsys):
         assert ("compiled graph:" in printed) == (level >= 2)
         assert (f"# {HERE}:" in printed) == (level >= 3)     # source lines at level 3
         assert ("# backward" in printed) == (level >= 2)
+
+
+@pytest.mark.parametrize("make_opt", [lambda p: optim.SGD(p, lr=0.1, momentum=0.9),
+                                      lambda p: optim.Adam(p, lr=0.02)], ids=["sgd", "adam"])
+def test_optimizer_load_state_dict_between_calls_is_followed_by_the_graph(make_opt):
+    """Loading an optimizer state dict replaces its state tensors and group dicts; the
+    graph must train from the loaded state (and lr), exactly as the eager loop does."""
+    data = _data(5)
+
+    def run(use_graph):
+        minflow.manual_seed(0)
+        model = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 3))
+        opt = make_opt(model.parameters())
+        graph = Train(model, opt)
+
+        def step(x, y):
+            if use_graph:
+                return graph(x, y).item()
+            loss = nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss.item()
+        losses = [step(x, y) for x, y in data[:2]]
+        sd = opt.state_dict()
+        for state in sd["state"].values():
+            for key, value in state.items():
+                if key != "step":
+                    state[key] = value * 0.5 + 0.25     # a different, valid state
+        sd["param_groups"][0]["lr"] *= 0.5
+        opt.load_state_dict(sd)
+        losses += [step(x, y) for x, y in data[2:]]
+        log = graph.compile_log if use_graph else []
+        return losses, [p.detach().numpy().copy() for p in model.parameters()], log
+
+    eager, graphed = run(False), run(True)
+    np.testing.assert_allclose(graphed[0], eager[0], rtol=1e-5)
+    for g, e in zip(graphed[1], eager[1]):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+    assert any("optimizer0 loaded a state dict" in line for line in graphed[2])

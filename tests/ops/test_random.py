@@ -120,3 +120,24 @@ def test_torch_defaults_and_dtypes():
 def test_errors(call, err, match):
     with pytest.raises(err, match=match):
         call()
+
+
+@pytest.mark.parametrize("kind", ["both", "mean", "std"])
+def test_normal_with_tensor_parameters_requires_grad_with_zero_grads_as_torch(kind, device):
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (minflow, torch):
+        mean = lib.zeros(2, 1, requires_grad=True) if kind != "std" else 0.5
+        std = lib.ones(3, requires_grad=True) if kind != "mean" else 2.0
+        if lib is minflow and kind != "std":
+            mean = minflow.zeros(2, 1, device=device, requires_grad=True)
+        if lib is minflow and kind != "mean":
+            std = minflow.ones(3, device=device, requires_grad=True)
+        out = lib.normal(mean, std)
+        out.sum().backward()
+        grads = [t.grad.tolist() for t in (mean, std) if isinstance(t, lib.Tensor)]
+        results.append((tuple(out.shape), out.requires_grad, type(out.grad_fn).__name__
+                        if lib is torch else out.grad_fn.name(), grads))
+    assert results[0] == results[1]
+    with minflow.no_grad():
+        assert not minflow.normal(minflow.zeros(2, requires_grad=True), 1.0).requires_grad

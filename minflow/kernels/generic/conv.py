@@ -174,6 +174,8 @@ def max_pool2d(xp, input, kernel_size, stride, padding, dilation, ceil_mode):
 def max_pool2d_grad(xp, grad_out, indices, input_size, kernel_size, stride, padding,
                     dilation):
     out_hw = tuple(grad_out.shape[2:])
+    if all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel_size, stride, dilation)):
+        return _scatter_disjoint(xp, grad_out, indices, input_size)
     base, rel, _ = _index_parts(xp, input_size, kernel_size, stride, padding, dilation,
                                 out_hw)
     taken = indices - base      # rel[k] of the offset k each output took
@@ -187,6 +189,18 @@ def max_pool2d_grad(xp, grad_out, indices, input_size, kernel_size, stride, padd
     pads = _pool_pads(input_size, kernel_size, stride, padding, dilation, out_hw)
     return _col2im(xp, part, tuple(grad_out.shape[:2]) + tuple(input_size), pads,
                    kernel_size, stride, dilation, out_hw, grad_out.dtype)
+
+
+def _scatter_disjoint(xp, grad_out, indices, input_size):
+    """max_pool2d_grad where windows do not overlap: each input position is the max of at
+    most one window, so one flat scatter (an assignment) puts every grad in place."""
+    n, c = grad_out.shape[:2]
+    area = input_size[0] * input_size[1]
+    grad = xp.zeros((n * c, area), grad_out.dtype)
+    rows = xp.arange(0, n * c * area, area).reshape(n * c, 1)
+    flat = indices.reshape(n * c, -1) + rows
+    grad.reshape(-1)[flat.reshape(-1)] = grad_out.reshape(-1)
+    return grad.reshape((n, c) + tuple(input_size))
 
 
 @register_kernel("max_pool2d_gather", ("cpu", "cuda"), FLOATS)

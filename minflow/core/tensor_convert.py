@@ -1,0 +1,215 @@
+"""Tensor's ways out: to Python numbers and lists, numpy, other devices and dtypes.
+
+A base class of Tensor (which holds the slots these methods read).
+"""
+from . import dtype as dtypes
+from .device import to_numpy
+from .namespace import F
+
+__all__ = ["TensorConversion"]
+
+
+class TensorConversion:
+    """Tensor's data access and conversion methods (see Tensor)."""
+
+    __slots__ = ()
+
+    def numpy(self):
+        """The data as a numpy array (shares memory for cpu tensors).
+
+        >>> minflow.tensor([1, 2]).numpy()
+        array([1, 2])
+        """
+        _refuse_lazy(self, "numpy")
+        if self._requires_grad:
+            raise RuntimeError("numpy: can't call numpy() on a tensor that requires grad; "
+                               "use tensor.detach().numpy()")
+        if self.device.type != "cpu":
+            raise TypeError(f"numpy: can't convert a {self.device} tensor to numpy; "
+                            f"use tensor.cpu() first")
+        return self._data
+
+    def item(self):
+        """The value of a one-element tensor as a Python number.
+
+        >>> minflow.tensor([2.5]).item()
+        2.5
+        """
+        _refuse_lazy(self, "item")
+        if self.device.type == "meta":
+            raise RuntimeError("item: a meta tensor has no data")
+        if self._data.size != 1:
+            raise RuntimeError(f"item: a Tensor with {self._data.size} elements cannot be "
+                               f"converted to a Python scalar")
+        return to_numpy(self._data).reshape(()).item()
+
+    def tolist(self):
+        """The data as nested Python lists (a number for a 0-dim tensor).
+
+        >>> minflow.tensor([[1, 2], [3, 4]]).tolist()
+        [[1, 2], [3, 4]]
+        """
+        _refuse_lazy(self, "tolist")
+        if self.device.type == "meta":
+            raise RuntimeError("tolist: a meta tensor has no data")
+        return to_numpy(self._data).tolist()
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __bool__(self):
+        _refuse_lazy(self, "bool")
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self._data.size} elements is "
+                               f"ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        _refuse_lazy(self, "float")
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.category == 2 or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to "
+                            "an index")
+        return int(self.item())
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and self.device.type != "meta":
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.detach().cpu().numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+
+    def to(self, *args, dtype=None, device=None, copy=False):
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other_tensor)``.
+
+        >>> x = minflow.tensor([1.5, -2.0])
+        >>> x.to(minflow.float64)
+        tensor([ 1.5000, -2.0000], dtype=minflow.float64)
+        >>> x.to("cpu", minflow.int64)
+        tensor([ 1, -2])
+        """
+        for arg in args:
+            if isinstance(arg, TensorConversion):     # a Tensor
+                dtype, device = arg.dtype, arg.device
+            elif isinstance(arg, dtypes.DType) or arg in (float, int, bool):
+                dtype = arg
+            else:
+                device = arg
+        out = self
+        if device is not None:
+            out = F.to_device(out, device)
+        if dtype is not None:
+            out = F.cast(out, dtypes.as_dtype(dtype))
+        if copy and out is self:
+            out = F.clone(self)
+        return out
+
+    def cpu(self):
+        """This tensor on the cpu (itself if it is there already).
+
+        >>> x = minflow.tensor([1.0])
+        >>> x.cpu() is x
+        True
+        """
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        """This tensor on a cuda device: the current one, or ``device`` (an index or a name).
+
+        >>> minflow.ones(2).cuda().device.type
+        'cuda'
+        """
+        return self.to("cuda" if device is None else
+                       f"cuda:{device}" if isinstance(device, int) else device)
+
+    def type(self, dtype=None):
+        """``type()``: the legacy type name, e.g. "minflow.FloatTensor"; ``type(dtype)``: cast.
+
+        >>> x = minflow.tensor([1.5])
+        >>> x.type()
+        'minflow.FloatTensor'
+        >>> x.type(minflow.int64)
+        tensor([1])
+        """
+        if dtype is None:
+            return f"minflow.{_TYPE_NAMES[self.dtype.name]}"
+        if isinstance(dtype, str) and dtype.endswith("Tensor"):
+            names = {f"{p}.{v}": k for k, v in _TYPE_NAMES.items() for p in ("minflow", "torch")}
+            if dtype not in names:
+                raise TypeError(f"type: unknown tensor type {dtype!r}")
+            dtype = names[dtype]
+        return self.to(dtypes.as_dtype(dtype))
+
+    def float(self):
+        """``self.to(minflow.float32)``.
+
+        >>> minflow.tensor([1, 2]).float()
+        tensor([1., 2.])
+        """
+        return self.to(dtypes.float32)
+
+    def double(self):
+        """``self.to(minflow.float64)``.
+
+        >>> minflow.tensor([1, 2]).double()
+        tensor([1., 2.], dtype=minflow.float64)
+        """
+        return self.to(dtypes.float64)
+
+    def half(self):
+        """``self.to(minflow.float16)``.
+
+        >>> minflow.tensor([1, 2]).half()
+        tensor([1., 2.], dtype=minflow.float16)
+        """
+        return self.to(dtypes.float16)
+
+    def long(self):
+        """``self.to(minflow.int64)`` (floats truncate toward zero).
+
+        >>> minflow.tensor([1.7, -1.7]).long()
+        tensor([ 1, -1])
+        """
+        return self.to(dtypes.int64)
+
+    def int(self):
+        """``self.to(minflow.int32)`` (floats truncate toward zero).
+
+        >>> minflow.tensor([2.9]).int()
+        tensor([2], dtype=minflow.int32)
+        """
+        return self.to(dtypes.int32)
+
+    def bool(self):
+        """``self.to(minflow.bool)``: nonzero is True.
+
+        >>> minflow.tensor([0.0, 0.5]).bool()
+        tensor([False,  True])
+        """
+        return self.to(dtypes.bool)
+
+
+def _refuse_lazy(t, where):
+    """Graph-mode tensors (data a minflow.graph LazyArray) have no values while their graph
+    is built: raise the graph module's error saying what to do instead."""
+    if getattr(t._data, "is_lazy", False):
+        raise t._data.error(where)
+
+
+_TYPE_NAMES = {"bool": "BoolTensor", "int32": "IntTensor", "int64": "LongTensor",
+               "float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor"}
