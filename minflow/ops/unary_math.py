@@ -123,6 +123,22 @@ def _bool_out(input):
     return infer.unary(input)[0], dtypes.bool
 
 
+def _bool_test(op, doc):
+    """The public function of a bool-valued test: ``out`` must be a bool tensor, as torch."""
+    def fn(input, *, out=None):
+        result = apply(op, (input,), {})
+        if out is None:
+            return result
+        if getattr(out, "dtype", None) is not dtypes.bool:
+            got = out.dtype.name if hasattr(out, "dtype") else type(out).__name__
+            raise RuntimeError(f"{op.name} does not support non-boolean outputs: expected out "
+                               f"of dtype bool, got {got}")
+        return write_out(result, out, op.name)
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = doc
+    return public(fn, method=True)
+
+
 for _name, _doc, _x, _printed in (
         ("signbit", "test for a set sign bit: True for negative numbers, -0.0 included",
          "[-0.0, 0.0, -2.0]", "[True, False, True]"),
@@ -132,11 +148,10 @@ for _name, _doc, _x, _printed in (
          "[False, True, False]")):
     _op = define_op(_name, ["input"], infer=_bool_out, traits=EW + ("no_grad",),
                     doc=f"Elementwise {_doc} (bool output).")
-    generate_function(_op, method=True, out=True,
-                      doc=f"{_name}(input, *, out=None) -> Tensor\n\nElementwise {_doc} "
-                          f"(bool; integer and bool inputs have no infinities, nor a sign "
-                          f"bit on their zeros).\n\n>>> minflow.{_name}(minflow.tensor({_x}))"
-                          f".tolist()\n{_printed}")
+    _bool_test(_op, f"{_name}(input, *, out=None) -> Tensor\n\nElementwise {_doc} (bool; "
+                    f"integer and bool inputs have no infinities, nor a sign bit on their "
+                    f"zeros). ``out`` must be a bool tensor.\n\n>>> minflow.{_name}("
+                    f"minflow.tensor({_x})).tolist()\n{_printed}")
 
 
 @public(method=True)
