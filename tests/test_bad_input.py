@@ -414,6 +414,93 @@ SAME_AS_TORCH = [
      NotImplementedError, 'round: decimals=1 needs a floating input, got int64'),
 ]
 
+SAME_AS_TORCH += [
+    (lambda t: t.lib.tensor([1, 2]).tan_(),
+     RuntimeError, "tan_: result type float32 can't be cast to the"),
+    (lambda t: t.lib.erfc(t.x, out=t.lib.ones(2, 3, dtype=t.lib.int64)),
+     RuntimeError, "erfc: result type float32 can't be cast to the"),
+    (lambda t: t.lib.logit(t.x, eps="a"),
+     TypeError, "logit: attr 'eps' expected float or None, got 'a'"),
+    (lambda t: t.lib.nan_to_num(t.x, nan="a"),
+     TypeError, "nan_to_num: attr 'nan' expected float, got 'a'"),
+    (lambda t: t.lib.nan_to_num(t.x, posinf=[1]),
+     TypeError, "nan_to_num: attr 'posinf' expected float or None"),
+    (lambda t: t.lib.positive(t.lib.tensor([True])),
+     RuntimeError, "positive: The `+` operator, on a bool tensor is"),
+    (lambda t: t.lib.asin("a"),
+     TypeError, "asin: expected input to be a Tensor, got str"),
+    (lambda t: t.lib.exp([1.0]),
+     TypeError, "exp: expected input to be a Tensor, got list"),
+    (lambda t: t.lib.signbit(1.0),
+     TypeError, "signbit: expected input to be a Tensor, got float"),
+    (lambda t: t.lib.signbit(t.x, out=t.lib.ones(2, 3)),
+     RuntimeError, "signbit does not support non-boolean outputs"),
+    (lambda t: t.lib.isposinf(t.x, out=t.lib.ones(2, 3, dtype=t.lib.int64)),
+     RuntimeError, "isposinf does not support non-boolean outputs"),
+    (lambda t: t.lib.logit(None),
+     TypeError, "logit: expected input to be a Tensor, got NoneType"),
+    (lambda t: t.lib.hypot(t.x, 2.0),
+     TypeError, "hypot: expected other to be a Tensor, got float"),
+    (lambda t: t.lib.fmax(1, t.x),
+     TypeError, "fmax: expected input to be a Tensor, got int"),
+    (lambda t: t.lib.fmod(t.x, t.lib.ones(4)),
+     RuntimeError, "fmod: shapes [[2, 3], [4]] cannot be broadcast"),
+    (lambda t: t.lib.heaviside(t.x, t.lib.ones(1, dtype=t.lib.int64)),
+     RuntimeError, "heaviside is not yet implemented for tensors with"),
+    (lambda t: t.lib.fmod(t.i, t.lib.tensor([1, 0, 2])),
+     RuntimeError, "fmod: ZeroDivisionError (integer division by zero)"),
+    (lambda t: t.x.float_power_(2),
+     RuntimeError, "float_power_: the base given to float_power_ has"),
+    (lambda t: t.lib.xlogy(t.x, "a"),
+     TypeError, "xlogy: expected a Tensor or a Python number"),
+    (lambda t: t.lib.ldexp(t.x, 2),
+     TypeError, "ldexp: expected other to be a Tensor, got int"),
+]
+
+SAME_AS_TORCH += [
+    (lambda t: t.lib.logcumsumexp(t.x, 2),
+     IndexError, "logcumsumexp: Dimension out of range (expected to"),
+    (lambda t: t.lib.cummax(t.x, dim=-3),
+     IndexError, "cummax: Dimension out of range (expected to be in"),
+    (lambda t: t.lib.cummin(t.x, 0.5),
+     TypeError, "cummin: expected dim to be an int, got 0.5"),
+    (lambda t: t.lib.nanmean(t.i),
+     RuntimeError, "nanmean(): expected input to have floating point"),
+    (lambda t: t.lib.nansum(t.x, 3),
+     IndexError, "nansum: Dimension out of range (expected to be in"),
+    (lambda t: t.lib.count_nonzero(t.x, (0, 0)),
+     RuntimeError, "count_nonzero: dim 0 appears multiple times in the"),
+    (lambda t: t.lib.aminmax(t.lib.ones(0)),
+     RuntimeError, "aminmax(): cannot compute aminmax over an empty"),
+    (lambda t: t.lib.aminmax(t.x, dim=2),
+     IndexError, "aminmax: Dimension out of range (expected to be in"),
+]
+
+SAME_AS_TORCH += [
+    (lambda t: t.lib.polygamma(-1, t.x),
+     ValueError, "polygamma: attr 'n' expected >= 0, got -1"),
+    (lambda t: t.lib.polygamma(1.5, t.x),
+     TypeError, "polygamma: attr 'n' expected int, got 1.5"),
+    (lambda t: t.lib.mvlgamma(t.x, 0),
+     RuntimeError, "mvlgamma: p has to be greater than or equal to 1"),
+    (lambda t: t.lib.mvlgamma(t.lib.tensor([True]), 1),
+     RuntimeError, "mvlgamma: The input tensor may not be a boolean"),
+    (lambda t: t.i.lgamma_(),
+     RuntimeError, "lgamma_: result type float32 can't be cast to the"),
+]
+
+# an op without a kernel for the dtype: NotImplementedError, as torch
+SAME_AS_TORCH += [
+    (lambda t: t.lib.logcumsumexp(t.i, 0),
+     NotImplementedError, "logcumsumexp: no kernel for device 'cpu' and dtype"),
+    (lambda t: t.lib.gcd(t.x, t.x),
+     NotImplementedError, "gcd: no kernel for device 'cpu' and dtype float32"),
+    (lambda t: t.lib.logaddexp(t.i, t.i),
+     NotImplementedError, "logaddexp: no kernel for device 'cpu' and dtype int64"),
+    (lambda t: t.lib.fmod(t.lib.tensor([True]), t.lib.tensor([True])),
+     NotImplementedError, "fmod: no kernel for device 'cpu' and dtype bool"),
+]
+
 # minflow's class differs from torch's on purpose: a few calls that torch fails on by accident
 # (IndexError, AttributeError, ZeroDivisionError deep inside) get a checked error here.
 MINFLOW_ONLY = [    # torch: TypeError

@@ -130,6 +130,8 @@ class EagerInterpreter(Interpreter):
             if isinstance(x, Tensor):
                 if device is None:
                     device, first = x.device, x.dtype
+                    if device is not _CPU:      # meta arrays cannot be cast; cuda goes there too
+                        return self.run_general(op, inputs, attrs, metas)
                 elif x.device is not device:
                     return self.run_general(op, inputs, attrs, metas)
                 if x._requires_grad:

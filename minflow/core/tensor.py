@@ -324,7 +324,7 @@ class Tensor(TensorAutograd, TensorConversion):
         return F.neg(self)
 
     def __pos__(self):
-        return self
+        return F.positive(self)
 
     def __abs__(self):
         return F.abs(self)

@@ -277,7 +277,7 @@ for _name, _sym in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt"
     _op = define_op(_name, [Input("input", scalar_ok=True), Input("other", scalar_ok=True)],
                     infer=infer.compare, traits=BC + ("no_grad",), promote="common",
                     doc=f"Elementwise input {_sym} other as a bool tensor.")
-    generate_function(_op, method=True, out=True,
+    generate_function(_op, method=True, out=True, inplace=True,     # x.eq_(y): 1 / 0 in x
                       doc=f"{_name}(input, other, out=None) -> Tensor\n\nElementwise "
                           f"``input {_sym} other`` (bool).\n\n>>> minflow.{_name}("
                           f"minflow.tensor([1, 2]), 2).dtype\nminflow.bool")

@@ -47,14 +47,26 @@ def check_broadcast(fn, **arguments):
         raise RuntimeError(f"{fn}: the shapes cannot be broadcast together: {listed}") from None
 
 
+def _not_a_tensor(input):
+    return TypeError(f"expected input to be a Tensor, got {type(input).__name__}")
+
+
+# NOTE: try / except costs nothing when no error is raised; an isinstance check on every
+# call of the hot unary ops would.
 def unary(input):
     """Same shape and dtype as the input."""
-    return input._data.shape, input.dtype
+    try:
+        return input._data.shape, input.dtype
+    except AttributeError:
+        raise _not_a_tensor(input) from None
 
 
 def unary_float(input):
     """Same shape; integer and bool inputs give the default float (as torch.exp)."""
-    return input._data.shape, dtypes.to_float(input.dtype)
+    try:
+        return input._data.shape, dtypes.to_float(input.dtype)
+    except AttributeError:
+        raise _not_a_tensor(input) from None
 
 
 def same_as(input, **attrs):

@@ -237,6 +237,63 @@ CASES.update({
     "composite/matrix_norm": (lambda x: minflow.linalg.matrix_norm(x), [Leaf(2, 3, 4)]),
 })
 
+# unary math (tests/ops/test_unary_math.py)
+UNIT = dict(low=-0.9, high=0.9)
+CASES.update({
+    "tan": (lambda x: x.tan(), [Leaf(3, 4, low=-1.2, high=1.2)]),
+    "asin": (lambda x: x.asin(), [Leaf(3, 4, **UNIT)]),
+    "acos": (lambda x: minflow.arccos(x), [Leaf(3, 4, **UNIT)]),
+    "atan": (lambda x: x.atan(), [Leaf(3, 4)]),
+    "sinh": (lambda x: x.sinh(), [Leaf(3, 4)]),
+    "cosh": (lambda x: x.cosh(), [Leaf(3, 4)]),
+    "asinh": (lambda x: x.asinh(), [Leaf(3, 4)]),
+    "acosh": (lambda x: x.acosh(), [Leaf(3, 4, low=1.1, high=3.0)]),
+    "atanh": (lambda x: x.atanh(), [Leaf(3, 4, **UNIT)]),
+    "log2": (lambda x: x.log2(), [Leaf(3, 4, **POS)]),
+    "log10": (lambda x: x.log10(), [Leaf(3, 4, **POS)]),
+    "exp2": (lambda x: x.exp2(), [Leaf(3, 4)]),
+    "erfc": (lambda x: x.erfc(), [Leaf(3, 4)]),
+    "sinc": (lambda x: x.sinc(), [Leaf(3, 4)]),
+    "deg2rad": (lambda x: x.deg2rad(), [Leaf(3, 4)]),
+    "rad2deg": (lambda x: x.rad2deg(), [Leaf(3, 4)]),
+    "logit": (lambda x: x.logit(0.2), [Leaf(3, 4, low=0.05, high=0.95)]),
+    "nan_to_num": (lambda x: (x.log() * 0.5).nan_to_num(posinf=3.0), [Leaf(3, 4)]),
+})
+
+# binary math (tests/ops/test_binary_math.py)
+CASES.update({
+    "fmod": (lambda a, b: minflow.fmod(a, b), [Leaf(3, 4), Leaf(4, **POS)]),
+    "hypot": (lambda a, b: a.hypot(b), [Leaf(3, 4), Leaf(3, 1)]),
+    "copysign": (lambda a, b: a.copysign(b), [Leaf(3, 4), Leaf(4)]),
+    "logaddexp": (lambda a, b: a.logaddexp(b), [Leaf(3, 4), Leaf(4)]),
+    "logaddexp2": (lambda a, b: a.logaddexp2(b), [Leaf(3, 4), Leaf(3, 1)]),
+    "xlogy": (lambda a, b: a.xlogy(b), [Leaf(3, 4), Leaf(4, **POS)]),
+    "fmax": (lambda a, b: a.fmax(b), [Leaf(3, 4), Leaf(4)]),
+    "fmin": (lambda a, b: a.fmin(b), [Leaf(3, 4), Leaf(3, 1)]),
+    "composite/float_power": (lambda a, b: a.float_power(b), [Leaf(3, 4, **POS), Leaf(4)]),
+    "composite/ldexp": (lambda a, b: a.ldexp(b), [Leaf(3, 4), Leaf(4)]),
+})
+
+# scans and composite reductions (tests/ops/test_scan_reduce.py)
+CASES.update({
+    "logcumsumexp": (lambda x: x.logcumsumexp(1), [Leaf(3, 4)]),
+    "cummax": (lambda x: x.cummax(0).values, [Leaf(3, 4)]),
+    "cummin": (lambda x: minflow.cummin(x, 1), [Leaf(3, 4)]),
+    "composite/nansum": (lambda x: (x.log() * 0.5).nansum(1), [Leaf(3, 4)]),
+    "composite/nanmean": (lambda x: (x.log() * 0.5).nanmean(0), [Leaf(3, 4)]),
+    "composite/aminmax": (lambda x: tuple(x.aminmax(dim=1)), [Leaf(3, 4)]),
+})
+
+# the gamma family and Bessel functions (tests/ops/test_gamma.py)
+CASES.update({
+    "lgamma": (lambda x: x.lgamma(), [Leaf(3, 4, **POS)]),
+    "digamma": (lambda x: x.digamma(), [Leaf(3, 4, **POS)]),
+    "polygamma": (lambda x: minflow.polygamma(2, x), [Leaf(3, 4, **POS)]),
+    "i0": (lambda x: x.i0(), [Leaf(3, 4)]),
+    "i1": (lambda x: op("i1", x), [Leaf(3, 4)]),
+    "composite/mvlgamma": (lambda x: x.mvlgamma(3), [Leaf(3, 4, low=1.5, high=3.0)]),
+})
+
 # nn composites added with the functional/module batch (activations, distances, losses,
 # interpolate, group_norm, conv_transpose2d, pools, an LSTM step): no ops of their own
 CASES.update({

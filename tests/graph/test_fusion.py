@@ -117,7 +117,7 @@ def test_fused_programs_mean_what_the_ops_compute(dtype):
         grads = [apply(minflow.ops.get_op(op), [h, y], attrs) for op, attrs in
                  (("relu_grad", {}), ("tanh_grad", {}), ("sigmoid_grad", {}),
                   ("leaky_relu_grad", {"negative_slope": 0.3}))]
-        return sum(grads[1:], grads[0])
+        return sum(grads[1:], grads[0]) + _more_math(x, y)
     rng = np.random.default_rng(0)
     x, y = (minflow.tensor(rng.normal(size=(3, 4)), dtype=dtype) for _ in range(2))
     g = _trace(fn, (3, 4), (3, 4), dtype=dtype)
@@ -128,6 +128,17 @@ def test_fused_programs_mean_what_the_ops_compute(dtype):
     np.testing.assert_array_equal(got.numpy(), _run_on_cpu(_trace(fn, (3, 4), (3, 4)), x, y)
                                   .numpy())
     np.testing.assert_allclose(got.numpy(), fn(x, y).numpy(), rtol=1e-6)
+
+
+def _more_math(x, y):
+    """A sum of the ops of ops/unary_math.py, binary_math.py and gamma.py that have CUDA
+    expressions, each inside its domain."""
+    u, v = (x * 0.3).tanh(), (y * 0.3).tanh() + 1            # in (-0.3, 0.3), (0.7, 1.3)
+    k = u.tan() + u.asin() + u.acos() + u.atan() + u.sinh() + u.cosh() + u.asinh()
+    k = k + (u.abs() + 1.5).acosh() + u.atanh() + (u.abs() + 1).log2() + u.exp2()
+    k = k + (u.abs() + 1).log10() + u.erfc() + u.sinc() + u.deg2rad() + u.rad2deg()
+    k = k + u.fmod(v) + u.hypot(v) + u.copysign(v - 1) + u.fmax(v - 1) + u.fmin(v - 1)
+    return k + u.nextafter(v) + u.xlogy(v) + u.heaviside(v) + (u + 1).lgamma()
 
 
 def _run_on_cpu(graph, *inputs):
@@ -169,6 +180,23 @@ def test_fused_plan_matches_unfused_on_the_gpu(dtype):
     for _ in range(2):
         for a, e in zip(fused(x, b, w), plain(x, b, w)):
             np.testing.assert_allclose(a.cpu().numpy(), e.cpu().numpy(), rtol=1e-6, atol=1e-7)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [minflow.float32, minflow.float64])
+def test_fused_more_math_matches_unfused_and_eager_on_the_gpu(dtype):
+    rng = np.random.default_rng(0)
+    x, y = (minflow.tensor(rng.normal(size=(64, 32)), dtype=dtype, device="cuda")
+            for _ in range(2))
+    x[0, :4] = 0.0                          # sinc's, xlogy's and heaviside's special case
+    g = _trace(_more_math, (64, 32), (64, 32), dtype=dtype)
+    fused = mg.compile(g)
+    plain = mg.compile(g, passes=[p for p in mg.DEFAULT_PASSES if p is not fuse_elementwise])
+    assert "fused_elementwise" in [n.op for n in fused.graph.nodes]
+    (got,), (expected,) = fused(x, y), plain(x, y)
+    np.testing.assert_allclose(got.cpu().numpy(), expected.cpu().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got.cpu().numpy(), _more_math(x.cpu(), y.cpu()).numpy(),
+                               rtol=1e-5, atol=1e-6)
 
 
 @needs_gpu

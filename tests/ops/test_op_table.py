@@ -1,5 +1,7 @@
-"""The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py and
-test_special.py, run through minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
+"""The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py,
+test_special.py, test_unary_math.py, test_binary_math.py, test_scan_reduce.py and
+test_gamma.py, run through
+minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
 import numpy as np
@@ -12,6 +14,10 @@ from test_elementwise import BINARY, FLOATS, GRAD_OPS, UNARY, anywhere, grad_op,
 from test_nn_extra import DOUBLE_BACKWARD, away_from_kinks
 from test_nn_extra import REFERENCES as NN_REFERENCES
 from test_special import UNARY as SPECIAL
+from test_unary_math import UNARY as UNARY_MATH
+from test_binary_math import BINARY as BINARY_MATH, sample as sample_math
+from test_scan_reduce import REDUCTIONS, SCANS, with_nans
+from test_gamma import TABLE as GAMMA, needs_scipy
 
 # composites, and public functions that are not their op's own (no kernels to declare
 # dtypes from): forward runs in the float dtypes only
@@ -82,3 +88,54 @@ def test_special_table(name, device):
         return [Sample(sampler((3, 4)).astype(dtype))]
     check_op(fn, samples, lambda x: ref(x.astype(np.float64)).astype(x.dtype), dtypes=dtypes,
              devices=[device], tol=TOL)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY_MATH))
+def test_unary_math_table(name, device):
+    ref, sampler, differentiable = UNARY_MATH[name]
+    check_op(getattr(minflow, name), _unary_samples(sampler), ref, dtypes=FLOATS,
+             devices=[device], grad=differentiable, tol=TOL)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY_MATH))
+def test_binary_math_table(name, device):
+    ref, (first, second), dtypes, differentiable = BINARY_MATH[name]
+
+    def samples(dtype):     # broadcasting, and same shapes (the in-place variant's case)
+        return [Sample(sample_math(first, (3, 1), dtype, 1), sample_math(second, (4,), dtype, 2)),
+                Sample(sample_math(first, (2, 3), dtype, 3), sample_math(second, (2, 3), dtype, 4))]
+    check_op(getattr(minflow, name), samples, ref, dtypes=dtypes, devices=[device],
+             grad=differentiable, tol=TOL)
+
+
+@pytest.mark.parametrize("name", sorted(SCANS))
+def test_scan_table(name, device):
+    ref, dtypes = SCANS[name]
+
+    def samples(dtype):       # no NaN or ties (torch's are in test_scan_reduce.py)
+        x = np.nan_to_num(with_nans((3, 5), seed=1)) + np.arange(15).reshape(3, 5) * 0.01
+        return [Sample(x.astype(dtype), dim=1), Sample(x.T.astype(dtype), dim=0)]
+    # cummax / cummin: the int indices output has no gradient for gradgradcheck to take;
+    # their double backward is checked on the values in test_scan_reduce.py
+    check_op(name, samples, ref, dtypes=dtypes, devices=[device], tol=TOL,
+             gradgrad=name == "logcumsumexp")
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reduction_composite_table(name, device):
+    ref, kwargs = REDUCTIONS[name]
+    x = with_nans((3, 4), seed=2)
+    samples = [Sample(x, **kwargs), Sample(x)]
+    if name in ("count_nonzero", "aminmax"):     # ties and NaN: no gradient checks there
+        samples = [Sample(np.nan_to_num(x) + np.arange(12).reshape(3, 4) * 0.01, **kwargs)]
+    check_op(getattr(minflow, name), samples, ref, dtypes=FLOATS, devices=[device], tol=TOL,
+             grad=name != "count_nonzero")
+
+
+@needs_scipy
+@pytest.mark.parametrize("name", sorted(GAMMA))
+def test_gamma_table(name, device):
+    fn, ref, sampler = GAMMA[name]
+    check_op(fn, _unary_samples(sampler), lambda x: ref(x.astype(np.float64)).astype(x.dtype),
+             dtypes=FLOATS, devices=[device], tol={**TOL, "float16": (1e-2, 1e-2)},
+             op=name if name != "mvlgamma" else None)

@@ -48,6 +48,32 @@ CUDA_EXPRESSIONS = {
     "sigmoid_grad": "{0} * {1} * ((T)1 - {1})",
     "leaky_relu": "({0} > 0 ? {0} : {0} * {negative_slope})",
     "leaky_relu_grad": "({1} > 0 ? {0} : {0} * {negative_slope})",
+    "tan": "tan({0})",
+    "asin": "asin({0})",
+    "acos": "acos({0})",
+    "atan": "atan({0})",
+    "sinh": "sinh({0})",
+    "cosh": "cosh({0})",
+    "asinh": "asinh({0})",
+    "acosh": "acosh({0})",
+    "atanh": "atanh({0})",
+    "log2": "log2({0})",
+    "log10": "log10({0})",
+    "exp2": "exp2({0})",
+    "erfc": "erfc({0})",
+    "sinc": "({0} == 0 ? (T)1 : (T)(sin({0} * (T)3.141592653589793) "
+            "/ ({0} * (T)3.141592653589793)))",
+    "deg2rad": "{0} * (T)0.017453292519943295",      # pi / 180
+    "rad2deg": "{0} * (T)57.29577951308232",         # 180 / pi
+    "fmod": "fmod({0}, {1})",
+    "hypot": "hypot({0}, {1})",
+    "copysign": "copysign({0}, {1})",
+    "fmax": "fmax({0}, {1})",
+    "fmin": "fmin({0}, {1})",
+    "nextafter": "nextafter({0}, {1})",
+    "xlogy": "(({0} == 0 && !isnan({1})) ? (T)0 : (T)({0} * log({1})))",
+    "heaviside": "({0} == 0 ? {1} : (T)({0} > 0))",    # NaN input gives 0, as on cpu
+    "lgamma": "lgamma({0})",                        # +inf at -inf too, as on cpu
 }
 
 

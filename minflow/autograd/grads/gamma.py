@@ -1,0 +1,55 @@
+"""Grad functions of the gamma family and Bessel functions (ops/gamma.py): each the next
+function of the family, so every order of derivative exists."""
+import numpy as np
+
+from ...core.dispatch import apply
+from ...core.namespace import F
+from ...ops.gamma import I1, POLYGAMMA
+from ..node import GradFunction, register_grad
+from .elementwise import _unary
+
+
+@_unary("lgamma")
+def _lgamma(grad_out, x):
+    """d ln Gamma(x) = psi(x)."""
+    return grad_out * F.digamma(x)
+
+
+@_unary("digamma")
+def _digamma(grad_out, x):
+    """d psi(x) = psi^(1)(x)."""
+    return grad_out * apply(POLYGAMMA, (x,), {"n": 1})
+
+
+@_unary("i0")
+def _i0(grad_out, x):
+    """d I_0(x) = I_1(x)."""
+    return grad_out * apply(I1, (x,), {})
+
+
+@register_grad("polygamma")
+class PolygammaGrad(GradFunction):
+    """d psi^(n)(x) = psi^(n+1)(x)."""
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.save_for_backward(inputs[0])
+        ctx.n = attrs["n"]
+
+    def apply(self, ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * apply(POLYGAMMA, (x,), {"n": ctx.n + 1})
+
+
+@register_grad("i1")
+class I1Grad(GradFunction):
+    """d I_1(x) = I_0(x) - I_1(x) / x, 0.5 at |x| <= eps (torch's guard against 0 / 0)."""
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.save_for_backward(inputs[0], outputs[0])
+
+    def apply(self, ctx, grad_out):
+        x, out = ctx.saved_tensors
+        eps = float(np.finfo(x.dtype.np).eps)
+        not_tiny = F.gt(F.abs(x), eps)
+        safe = F.where(not_tiny, x, eps)
+        return grad_out * F.where(not_tiny, F.i0(safe) - out / safe, 0.5)
