@@ -350,6 +350,19 @@ CASES.update({
 })
 
 
+# shape, indexing, sorting and statistics functions: composites of the ops above
+CASES.update({
+    "composite/broadcast_meshgrid_atleast": (
+        lambda x, y: (*minflow.meshgrid(x, y, indexing="xy"),
+                      *minflow.broadcast_tensors(x, y[:, None]), minflow.atleast_3d(x)),
+        [Leaf(3), Leaf(2)]),
+    "composite/splits_stacks": (
+        lambda x, y: (*x.tensor_split([1, -1], 1), *x.hsplit(2), *x.vsplit([2]),
+                      minflow.dstack([x, y]), minflow.column_stack([x, y[:, 0]])),
+        [Leaf(3, 4), Leaf(3, 4)]),
+})
+
+
 def _setitem(x, v):
     y = x * 1
     y[1] = v
