@@ -360,6 +360,17 @@ CASES.update({
         lambda x, y: (*x.tensor_split([1, -1], 1), *x.hsplit(2), *x.vsplit([2]),
                       minflow.dstack([x, y]), minflow.column_stack([x, y[:, 0]])),
         [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/diff_trapezoid": (
+        lambda y, x: (y.diff(2, 0, prepend=y[:1], append=y[:2]), minflow.trapezoid(y, x),
+                      minflow.cumulative_trapezoid(y, dx=0.5, dim=0)),
+        [Leaf(3, 4), Leaf(4)]),
+    "median": (lambda x: minflow.median(x) + minflow.nanmedian(x * 2), [Leaf(3, 4)]),
+    "composite/order_statistics": (
+        lambda x: (x.median(1).values, x.nanmedian(0, True).values, x.kthvalue(2, 0).values,
+                   x.mode(1).values, x.quantile(0.3, dim=1),
+                   minflow.nanquantile(x, minflow.tensor([0.2, 0.9], dtype=F64),
+                                       interpolation="midpoint")),
+        [Leaf(3, 4)]),
 })
 
 
