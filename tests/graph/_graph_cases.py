@@ -371,6 +371,13 @@ CASES.update({
                    minflow.nanquantile(x, minflow.tensor([0.2, 0.9], dtype=F64),
                                        interpolation="midpoint")),
         [Leaf(3, 4)]),
+    "composite/index_update": (
+        lambda x, s, v: (x.index_add(1, minflow.tensor([3, 0, 3]), s, alpha=2),
+                         x.index_copy(1, minflow.tensor([2, 0, 1]), s),
+                         x.index_fill(0, minflow.tensor([2, -1]), v.sum()),
+                         x.clone().index_add_(1, minflow.tensor([1, 1, 1]), s),
+                         x.select_scatter(s[:, 0], 1, 2), x.slice_scatter(s[:, :2], 1, 0, 3, 2)),
+        [Leaf(3, 4), Leaf(3, 3), Leaf(2)]),
 })
 
 
