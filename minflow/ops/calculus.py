@@ -1,5 +1,6 @@
 """Finite differences and integrals along a dim, with PyTorch's signatures: diff,
-trapezoid (trapz) and cumulative_trapezoid, written with narrow, cat, sub, sum and cumsum,
+gradient, trapezoid (trapz) and cumulative_trapezoid, written with narrow, cat, sub, sum
+and cumsum,
 so they need no kernels or grad code of their own (the formulas are torch's, term by term,
 so results round as torch's do).
 """
@@ -11,7 +12,7 @@ from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
 from .infer import broadcast_shapes
 
-__all__ = ["diff", "trapezoid", "trapz", "cumulative_trapezoid"]
+__all__ = ["diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid"]
 
 
 def _edge(fn, name, edge, input, dim):
@@ -67,6 +68,116 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         head, tail = F.narrow(out, dim, 0, size - 1), F.narrow(out, dim, 1, size - 1)
         out = F.ne(tail, head) if out.dtype is dtypes.bool else F.sub(tail, head)
     return out
+
+
+def _gradient_args(input, spacing, dim, edge_order):
+    """(dims, spacings): the wrapped dims and, per dim, a number or a 1-D coordinate
+    tensor, checked as torch checks them."""
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"gradient: torch.gradient only supports edge_order=1 and "
+                           f"edge_order=2, got {edge_order}")
+    dims = list(range(input.ndim)) if dim is None else \
+        [dim] if isinstance(dim, numbers.Integral) else list(dim)
+    dims = [wrap_dim(d, input.ndim, "gradient") for d in dims]
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"gradient: dim {dims} has repeated dims")
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError(f"gradient: torch.gradient expected each dimension size to be "
+                               f"at least edge_order+1, got size {input.shape[d]} at dim {d}")
+    if isinstance(spacing, (numbers.Number, Tensor)) and \
+            not (isinstance(spacing, Tensor) and spacing.ndim):
+        spacing = [spacing.item() if isinstance(spacing, Tensor) else spacing] * len(dims)
+    spacing = list(spacing)
+    if len(spacing) != len(dims):
+        raise RuntimeError(f"gradient: torch.gradient expected spacing to be unspecified, a "
+                           f"scalar, or a list of length equal to the number of dims "
+                           f"({len(dims)}), but got a list of length {len(spacing)}")
+    for d, h in zip(dims, spacing):
+        if isinstance(h, Tensor) and (h.ndim != 1 or h.shape[0] != input.shape[d]):
+            raise RuntimeError(f"gradient: expected the coordinates of dim {d} to be a 1-D "
+                               f"tensor of size {input.shape[d]}, got shape {list(h.shape)}")
+    return dims, spacing
+
+
+def _slice(x, dim, start, stop):
+    """x[start:stop] along ``dim``, Python's bounds, stop=0 meaning the end."""
+    n = x.shape[dim]
+    start = start + n if start < 0 else start
+    stop = n if stop == 0 else stop + n if stop < 0 else stop
+    return F.narrow(x, dim, start, stop - start)
+
+
+def _along(coefficient, dim, ndim):
+    """A 1-D coefficient tensor shaped to broadcast along ``dim`` of an ndim tensor."""
+    return F.reshape(coefficient, tuple(-1 if d == dim else 1 for d in range(ndim)))
+
+
+def _uniform_gradient(f, dim, h, edge_order):
+    center = F.div(F.sub(_slice(f, dim, 2, 0), _slice(f, dim, 0, -2)), h)
+    if edge_order == 1:
+        first = F.div(F.sub(_slice(f, dim, 1, 2), _slice(f, dim, 0, 1)), h)
+        last = F.div(F.sub(_slice(f, dim, -1, 0), _slice(f, dim, -2, -1)), h)
+    else:
+        first = F.div(F.add(F.add(F.mul(_slice(f, dim, 0, 1), -1.5),
+                                  F.mul(_slice(f, dim, 1, 2), 2.0)),
+                            F.mul(_slice(f, dim, 2, 3), -0.5)), h)
+        last = F.div(F.add(F.add(F.mul(_slice(f, dim, -3, -2), 0.5),
+                                 F.mul(_slice(f, dim, -2, -1), -2.0)),
+                           F.mul(_slice(f, dim, -1, 0), 1.5)), h)
+    return F.cat([first, F.div(center, 2.0), last], dim)
+
+
+def _coordinate_gradient(f, dim, x, edge_order):
+    """torch's (and numpy's) second-order differences for uneven sample points ``x``."""
+    dx = diff(x)
+    dx1, dx2 = F.narrow(dx, 0, 0, dx.shape[0] - 1), F.narrow(dx, 0, 1, dx.shape[0] - 1)
+    a = _along(F.div(F.neg(dx2), F.mul(dx1, F.add(dx1, dx2))), dim, f.ndim)
+    b = _along(F.div(F.sub(dx2, dx1), F.mul(dx1, dx2)), dim, f.ndim)
+    c = _along(F.div(dx1, F.mul(dx2, F.add(dx1, dx2))), dim, f.ndim)
+    center = F.add(F.add(F.mul(a, _slice(f, dim, 0, -2)), F.mul(b, _slice(f, dim, 1, -1))),
+                   F.mul(c, _slice(f, dim, 2, 0)))
+    d0, d1, dn, dm = (F.select(dx, 0, i) for i in (0, 1, -1, -2))
+    if edge_order == 1:
+        first = F.div(F.sub(_slice(f, dim, 1, 2), _slice(f, dim, 0, 1)), d0)
+        last = F.div(F.sub(_slice(f, dim, -1, 0), _slice(f, dim, -2, -1)), dn)
+    else:
+        s01, snm = F.add(d0, d1), F.add(dn, dm)
+        first = _combine(f, dim, (0, 1, 2), (
+            F.div(F.neg(F.add(F.mul(d0, 2.0), d1)), F.mul(d0, s01)),
+            F.div(s01, F.mul(d0, d1)), F.div(F.neg(d0), F.mul(d1, s01))))
+        last = _combine(f, dim, (-3, -2, -1), (
+            F.div(dn, F.mul(dm, snm)), F.div(F.neg(snm), F.mul(dn, dm)),
+            F.div(F.add(F.mul(dn, 2.0), dm), F.mul(dn, snm))))
+    return F.cat([first, center, last], dim)
+
+
+def _combine(f, dim, positions, weights):
+    total = None
+    for p, w in zip(positions, weights):
+        term = F.mul(w, _slice(f, dim, p, p + 1 if p != -1 else 0))
+        total = term if total is None else F.add(total, term)
+    return total
+
+
+@public
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple of Tensors
+
+    The derivative estimate of ``input`` along each of ``dim`` (all dims when None):
+    central differences (f[i+1] - f[i-1]) / 2h inside, one-sided differences of order
+    ``edge_order`` (1 or 2) at the ends. ``spacing`` is a number, one number per dim, or
+    one 1-D tensor of sample coordinates per dim (uneven steps). Integer input gives
+    floats.
+
+    >>> minflow.gradient(minflow.tensor([1.0, 2.0, 4.0, 8.0]))
+    (tensor([1.0000, 1.5000, 3.0000, 4.0000]),)
+    """
+    dims, spacings = _gradient_args(input, spacing, dim, edge_order)
+    if not input.dtype.is_floating_point:
+        input = F.cast(input, dtypes.get_default_dtype())
+    return tuple(_coordinate_gradient(input, d, h, edge_order) if isinstance(h, Tensor) else
+                 _uniform_gradient(input, d, h, edge_order) for d, h in zip(dims, spacings))
 
 
 def _check_y(fn, y, dim):

@@ -1,12 +1,15 @@
 """Index updates along one dim, with PyTorch's semantics: index_add, index_copy and
-index_fill, each with its in-place variant and Tensor methods; select_scatter and
-slice_scatter.
+index_fill, each with its in-place variant and Tensor methods; select_scatter,
+slice_scatter and masked_scatter (with masked_scatter_); scatter_reduce.
 
 index_add and index_copy are ``index_put`` (ops/indexing.py) with the index at ``dim``
 (accumulating or not); index_fill is ``where`` over a mask of the indexed slices, so a
 repeated index fills once and the value's gradient counts each filled element once, as
 torch's. select_scatter and slice_scatter are ``getitem_scatter``, the out-of-place
-``x[index] = src``. They need no kernels or grad code of their own.
+``x[index] = src``; masked_scatter gathers source at the running count of the mask (a
+cumsum), so its shapes never depend on the data and it runs in graph mode too. They need
+no kernels or grad code of their own. scatter_reduce is an op (kernels:
+kernels/generic/index_update.py, grad function: autograd/grads/index_update.py).
 """
 import numbers
 
@@ -16,10 +19,13 @@ from ..core.functional import make_inplace, public
 from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
 from .index_parse import INDEX_DTYPES, parse_index
-from .indexing import GETITEM, GETITEM_SCATTER, INDEX_PUT
+from .indexing import GETITEM, GETITEM_SCATTER, INDEX_PUT, _scatter_infer
+from .infer import broadcast_shapes
+from .registry import Attr, Input, define_op
 
 __all__ = ["index_add", "index_add_", "index_copy", "index_copy_", "index_fill", "index_fill_",
-           "select_scatter", "slice_scatter"]
+           "select_scatter", "slice_scatter", "masked_scatter", "masked_scatter_",
+           "scatter_reduce", "scatter_reduce_"]
 
 
 def _index(fn, input, dim, index, error, negative_ok=False):
@@ -186,3 +192,97 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         raise RuntimeError(f"slice_scatter: slice step must be positive, got {step}")
     return _scatter_at("slice_scatter", input, src,
                        (slice(None),) * dim + (slice(start, end, step),))
+
+
+def _has_values(t):
+    return t.device.type != "meta" and not getattr(t._data, "is_lazy", False)
+
+
+@public(method=True)
+def masked_scatter(input, mask, source):
+    """masked_scatter(input, mask, source) -> Tensor
+
+    A copy of ``input`` (broadcast with the bool ``mask``) whose elements where ``mask``
+    is True are, in row-major order, the first elements of ``source`` (flattened; it must
+    have at least as many elements as the mask has True values).
+
+    >>> minflow.zeros(2, 3).masked_scatter(minflow.tensor([True, False, True]),
+    ...                                    minflow.arange(1.0, 7.0)).tolist()
+    [[1.0, 0.0, 2.0], [3.0, 0.0, 4.0]]
+    """
+    if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool:
+        raise RuntimeError(f"masked_scatter: masked_scatter_ only supports boolean masks, but "
+                           f"got mask with dtype "
+                           f"{getattr(getattr(mask, 'dtype', None), 'name', type(mask).__name__)}")
+    if not isinstance(source, Tensor):
+        raise TypeError(f"masked_scatter: expected source to be a Tensor, got "
+                        f"{type(source).__name__}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
+                           f"got {input.dtype.name} and {source.dtype.name}")
+    try:
+        shape = broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    except RuntimeError as err:
+        raise RuntimeError(f"masked_scatter: {err}") from None
+    mask = F.expand(F.to_device(mask, input.device), shape)
+    count = source.numel()
+    if _has_values(mask) and int(F.sum(mask).item()) > count:
+        raise RuntimeError(f"masked_scatter: Number of elements of source < number of ones in "
+                           f"mask: {count} < {int(F.sum(mask).item())}")
+    input = F.expand(input, shape)
+    if count == 0:
+        return F.clone(input)
+    flat = F.reshape(mask, (-1,))
+    position = F.clamp(F.sub(F.cumsum(flat, 0), 1), 0, count - 1)
+    picked = F.reshape(F.gather(F.reshape(source, (-1,)), 0, position), shape)
+    return F.where(mask, picked, input)
+
+
+masked_scatter_ = make_inplace(masked_scatter, "masked_scatter_")
+
+
+REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+SCATTER_REDUCE = define_op(
+    "scatter_reduce", ["input", Input("index", promote=False), "src"],
+    attrs=[Attr("dim", "int"), Attr("reduce", "str", choices=REDUCTIONS),
+           Attr("include_self", "bool", True)],
+    infer=lambda input, index, src, dim, reduce, include_self: _scatter_infer(input, index,
+                                                                               src, dim),
+    traits=("opaque", "no_side_effect"),
+    doc="A copy of input with the src values scattered to each index reduced together "
+        "(and with input's value there, include_self).")
+
+
+@public(method=True)
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tensor
+
+    A copy of ``input`` where out[index[i][j]][j] (dim=0) is the ``reduce`` ("sum",
+    "prod", "mean", "amax" or "amin") of all src[i][j] sent there, and of input's value
+    there too with ``include_self``; places nothing is sent to keep input's value. An
+    integer "mean" rounds down. Ties of amax / amin share the gradient evenly, as torch.
+
+    >>> x = minflow.tensor([1.0, 2.0, 3.0])
+    >>> x.scatter_reduce(0, minflow.tensor([0, 0, 2]), minflow.tensor([5.0, 4.0, 1.0]),
+    ...                  "amax").tolist()
+    [5.0, 2.0, 3.0]
+    >>> x.scatter_reduce(0, minflow.tensor([0, 0]), minflow.tensor([5.0, 4.0]), "mean",
+    ...                  include_self=False).tolist()
+    [4.5, 2.0, 3.0]
+    """
+    if not isinstance(index, Tensor) or not isinstance(src, Tensor):
+        raise TypeError(f"scatter_reduce: expected index and src to be Tensors, got "
+                        f"{type(index).__name__} and {type(src).__name__}")
+    dim = wrap_dim(dim, input.ndim, "scatter_reduce")
+    size = input.shape[dim] if input.ndim else 1
+    data = index._data
+    if index.dtype in INDEX_DTYPES and _has_values(index) and data.size and \
+            not bool(((data >= 0) & (data < size)).all()):
+        bad = int(data.max()) if int(data.max()) >= size else int(data.min())
+        raise RuntimeError(f"scatter_reduce: index {bad} is out of bounds for dimension {dim} "
+                           f"with size {size}")
+    return apply(SCATTER_REDUCE, (input, index, src),
+                 {"dim": dim, "reduce": reduce, "include_self": include_self})
+
+
+scatter_reduce_ = make_inplace(scatter_reduce, "scatter_reduce_")

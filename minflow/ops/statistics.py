@@ -1,5 +1,5 @@
-"""Order statistics, with PyTorch's semantics: median / nanmedian, kthvalue, mode and
-quantile / nanquantile.
+"""Order statistics, with PyTorch's semantics: median / nanmedian, kthvalue, mode,
+quantile / nanquantile, and histc.
 
 Along a dim each is an index computation (no grad) then ``gather`` for the values, as
 sort and topk are, so the gradient goes to the element a value came from. The indices come
@@ -18,7 +18,7 @@ from ..core.tensor import Tensor, wrap_dim
 from .registry import Attr, define_op
 from .sorting import _return_type
 
-__all__ = ["median", "nanmedian", "kthvalue", "mode", "quantile", "nanquantile"]
+__all__ = ["median", "nanmedian", "kthvalue", "mode", "quantile", "nanquantile", "histc"]
 
 OPAQUE = ("opaque", "no_side_effect")
 
@@ -275,3 +275,34 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     tensor(2.)
     """
     return _quantile("nanquantile", True, input, q, dim, keepdim, interpolation)
+
+
+# ---- histc ----------------------------------------------------------------------------
+
+def _histc_check(input, bins, min, max):
+    if max < min:
+        raise RuntimeError(f"torch.histc: max must be larger than min, got min={min}, "
+                           f"max={max}")
+
+
+HISTC = define_op("histc", ["input"], attrs=[Attr("bins", "int", 100, min=1),
+                                             Attr("min", "float", 0.0),
+                                             Attr("max", "float", 0.0)],
+                  infer=lambda input, bins, min, max: ((bins,), input.dtype),
+                  check=_histc_check, traits=OPAQUE + ("no_grad",),
+                  doc="Counts of the elements in ``bins`` equal-width bins over [min, max] "
+                      "(the data's range where min == max).")
+
+
+@public(method=True)
+def histc(input, bins=100, min=0, max=0):
+    """histc(input, bins=100, min=0, max=0) -> Tensor of shape (bins,), input's dtype
+
+    The histogram of ``input`` in ``bins`` equal bins from ``min`` to ``max`` (the data's
+    smallest and largest values when min == max); elements outside are ignored, ``max``
+    falls in the last bin. Floating inputs only; not differentiable.
+
+    >>> minflow.histc(minflow.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
+    tensor([0., 2., 1., 0.])
+    """
+    return apply(HISTC, (input,), {"bins": bins, "min": min, "max": max})

@@ -1,4 +1,4 @@
-"""diff, trapezoid (trapz) and cumulative_trapezoid: a table run through
+"""diff, gradient, trapezoid (trapz) and cumulative_trapezoid: a table run through
 minflow.testing.check_op (forward vs numpy in float32 and float64, meta, non-contiguous
 inputs, gradcheck and double backward, eager vs graph grads), and sweeps against torch
 (values, dtypes, grads). Their bad-input cases live in tests/test_bad_input.py."""
@@ -45,6 +45,10 @@ TABLE = {
                              lambda y, dx=1.0, dim=-1: _np_cumulative(y, None, dx, dim)),
     "cumulative_trapezoid_x": (lambda y, x: minflow.cumulative_trapezoid(y, x), [Sample(A, X1)],
                                lambda y, x: _np_cumulative(y, x)),
+    "gradient": (lambda y: minflow.gradient(y, spacing=(0.5, 2.0), edge_order=2),
+                 [Sample(A)], lambda y: tuple(np.gradient(y, 0.5, 2.0, edge_order=2))),
+    "gradient_coordinates": (lambda y, x: minflow.gradient(y, spacing=[x], dim=1),
+                             [Sample(A, X1)], lambda y, x: np.gradient(y, x, axis=1)),
 }
 
 
@@ -127,3 +131,34 @@ def test_grads_against_torch():
             if ours is not None:
                 np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12,
                                            atol=1e-14)
+
+
+def test_gradient_sweep_against_torch():
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal((4, 5))
+    coords = [np.cumsum(RNG.uniform(0.2, 1.0, n)) for n in a.shape]
+    for dtype, edge_order in itertools.product(("float32", "float64", "int64"), (1, 2)):
+        y, ty = _pair(torch, a, dtype)
+        cases = [({}, {}), ({"spacing": 2.5}, {"spacing": 2.5}),
+                 ({"spacing": (2.0, 0.5)}, {"spacing": (2.0, 0.5)}),
+                 ({"dim": -1, "spacing": 3}, {"dim": -1, "spacing": 3}),
+                 ({"spacing": [minflow.tensor(c) for c in coords]},
+                  {"spacing": [torch.tensor(c) for c in coords]})]
+        if dtype != "int64":
+            cases.append(({"dim": 0, "spacing": [minflow.tensor(coords[0])]},
+                          {"dim": 0, "spacing": [torch.tensor(coords[0])]}))
+        for ours_kwargs, torch_kwargs in cases:
+            ours = minflow.gradient(y, edge_order=edge_order, **ours_kwargs)
+            theirs = torch.gradient(ty, edge_order=edge_order, **torch_kwargs)
+            assert len(ours) == len(theirs)
+            for o, t in zip(ours, theirs):
+                _same(o, t)
+    grads = []
+    for lib in (minflow, torch):
+        y = lib.tensor(a, requires_grad=True)
+        x = lib.tensor(coords[1], requires_grad=True)
+        outs = lib.gradient(y, spacing=[lib.tensor(coords[0]), x], edge_order=2)
+        sum((o * lib.tensor(np.arange(20.0).reshape(4, 5))).sum() for o in outs).backward()
+        grads.append((y.grad.numpy(), x.grad.numpy()))
+    for ours, theirs in zip(*grads):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)

@@ -1,5 +1,5 @@
-"""index_add, index_copy and index_fill (and their in-place variants), select_scatter and
-slice_scatter: a table run through
+"""index_add, index_copy and index_fill (and their in-place variants), select_scatter,
+slice_scatter, masked_scatter and scatter_reduce: a table run through
 minflow.testing.check_op (forward vs numpy on several dtypes, meta, non-contiguous inputs,
 gradcheck and double backward, eager vs graph grads, in-place), and sweeps against torch
 (values, dtypes, grads, repeated indices). Bad-input cases: tests/test_bad_input.py."""
@@ -61,7 +61,41 @@ TABLE = {
                        Sample(X, RNG.standard_normal((2, 5)), start=-3, end=3)],
                       lambda a, s, dim=0, start=None, end=None, step=1: _np_slice_scatter(
                           a, s, dim, slice(start, end, step))),
+    "masked_scatter": (minflow.masked_scatter,
+                       [Sample(X, RNG.uniform(size=(4, 5)) > 0.5, RNG.standard_normal(20)),
+                        Sample(X, np.array([True, False, False, True, True]),
+                               RNG.standard_normal((4, 4)))],
+                       lambda a, m, s: _np_masked_scatter(a, m, s)),
+    "scatter_reduce": (minflow.scatter_reduce,
+                       [Sample(X, 0, RNG.integers(0, 4, (6, 5)), RNG.standard_normal((6, 5)),
+                               reduce) for reduce in ("sum", "mean", "prod", "amax")] +
+                       [Sample(X, 1, RNG.integers(0, 5, (4, 3)), RNG.standard_normal((4, 3)),
+                               "amin", include_self=False),
+                        Sample(X, 1, np.array([[4], [0], [2], [2]]), RNG.standard_normal((4, 2)),
+                               "prod", include_self=False)],
+                       lambda a, dim, i, s, reduce, include_self=True: _np_scatter_reduce(
+                           a, dim, i, s, reduce, include_self)),
 }
+
+
+def _np_scatter_reduce(a, dim, index, src, reduce, include_self):
+    out, sent = a.astype(np.float64), {}
+    for pos in np.ndindex(*index.shape):
+        target = list(pos)
+        target[dim] = index[pos]
+        sent.setdefault(tuple(target), []).append(float(src[pos]))
+    combine = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "amax": np.max,
+               "amin": np.min}[reduce]
+    for target, values in sent.items():
+        out[target] = combine(values + ([float(a[target])] if include_self else []))
+    return out.astype(a.dtype)
+
+
+def _np_masked_scatter(a, mask, source):
+    out = a.copy()
+    mask = np.broadcast_to(mask, a.shape)
+    out[mask] = source.reshape(-1)[:int(mask.sum())]
+    return out
 
 
 def _np_slice_scatter(a, s, dim, where):
@@ -155,3 +189,47 @@ def test_select_and_slice_scatter_against_torch():
             results.append([out.detach().numpy(), x.grad.numpy(), s.grad.numpy()])
         for ours, theirs in zip(*results):
             np.testing.assert_array_equal(ours, theirs)
+
+
+def test_masked_scatter_against_torch():
+    torch = pytest.importorskip("torch")
+    for shape, mask_shape in [((3, 4), (3, 4)), ((3, 4), (4,)), ((1, 4), (3, 1)), ((5,), (5,))]:
+        mask = RNG.uniform(size=mask_shape) > 0.4
+        results = []
+        for lib in (minflow, torch):
+            values = RNG.standard_normal(shape) if lib is minflow else results[0][3]
+            x = lib.tensor(values, requires_grad=True)
+            s = lib.tensor(np.arange(1.0, 16.0), requires_grad=True)
+            out = x.masked_scatter(lib.tensor(mask), s)
+            (out * lib.tensor(np.arange(out.numel(), dtype=float).reshape(tuple(out.shape))))\
+                .sum().backward()
+            results.append([out.detach().numpy(), x.grad.numpy(), s.grad.numpy(),
+                            x.detach().numpy()])
+        for ours, theirs in zip(*results):
+            np.testing.assert_array_equal(ours, theirs)
+
+
+def test_scatter_reduce_sweep_against_torch():
+    torch = pytest.importorskip("torch")
+    reductions = ("sum", "prod", "mean", "amax", "amin")
+    for reduce, include_self, dtype, dim in itertools.product(
+            reductions, (True, False), ("float32", "float64", "int64"), (0, 1)):
+        a = RNG.integers(-2, 3, (3, 4)).astype(dtype)      # ties, and zeros for prod
+        index = RNG.integers(0, a.shape[dim], (5, 4) if dim == 0 else (3, 6))
+        src = RNG.integers(-2, 3, index.shape).astype(dtype)
+        results = []
+        for lib in (minflow, torch):
+            grad = dtype == "float64"
+            x, s = lib.tensor(a, requires_grad=grad), lib.tensor(src, requires_grad=grad)
+            out = x.scatter_reduce(dim, lib.tensor(index), s, reduce, include_self=include_self)
+            found = [out.detach().numpy()]
+            if grad:
+                (out * lib.tensor(np.arange(12.0).reshape(3, 4))).sum().backward()
+                found += [x.grad.numpy(), s.grad.numpy()]
+            results.append(found)
+        for ours, theirs in zip(*results):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6,
+                                       err_msg=f"{reduce} {include_self} {dtype} {dim}")
+    nan = minflow.tensor([1.0, float("nan")]).scatter_reduce(
+        0, minflow.tensor([0, 0]), minflow.tensor([float("nan"), 2.0]), "amax")
+    assert np.isnan(nan.numpy()).all()

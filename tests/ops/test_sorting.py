@@ -90,7 +90,7 @@ def test_unique_dim():
 
 def test_data_dependent_ops_refuse_meta_and_graph():
     meta = minflow.empty(3, dtype=minflow.int64, device="meta")
-    for call in (minflow.unique, minflow.bincount):
+    for call in (minflow.unique, minflow.unique_consecutive, minflow.bincount):
         with pytest.raises(RuntimeError, match="depends on the data"):
             call(meta)
 
@@ -169,3 +169,23 @@ def test_topk_sweep_against_torch():
                     if exact:       # torch leaves the order of ties unspecified
                         np.testing.assert_array_equal(ours.indices.numpy(),
                                                       theirs.indices.numpy())
+
+
+def test_unique_consecutive_sweep_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    for dtype, shape in itertools.product(("float32", "float64", "int64", "bool"),
+                                          ((0,), (9,), (4, 3), (2, 3, 2))):
+        a = rng.integers(0, 2, shape).astype(dtype)
+        if dtype.startswith("float") and a.size:
+            a.reshape(-1)[:2] = np.nan
+        for dim in [None] + list(range(len(shape))):
+            if dim is not None and shape[dim] == 0:
+                continue
+            ours = minflow.unique_consecutive(minflow.tensor(a), True, True, dim)
+            theirs = torch.unique_consecutive(torch.tensor(a), True, True, dim)
+            for o, t in zip(ours, theirs):
+                assert o.dtype.name == str(t.dtype).split(".")[-1]
+                np.testing.assert_array_equal(o.numpy(), t.numpy())
+    x = minflow.tensor(3)
+    assert [t.tolist() for t in x.unique_consecutive(True, True)] == [[3], 0, [1]]

@@ -1,4 +1,4 @@
-"""median / nanmedian, kthvalue, mode and quantile / nanquantile: a table run through
+"""median / nanmedian, kthvalue, mode, quantile / nanquantile and histc: a table run through
 minflow.testing.check_op (forward vs numpy on every declared dtype, meta, non-contiguous
 inputs, gradcheck and double backward, eager vs graph grads), and sweeps against torch
 (values, indices, dtypes, grads, NaN and ties). Bad-input cases: tests/test_bad_input.py."""
@@ -63,6 +63,9 @@ TABLE = {
     "nanquantile": (lambda x: minflow.nanquantile(x, 0.75, dim=0, keepdim=True),
                     [Sample(DISTINCT)], lambda a: np.nanquantile(a, 0.75, axis=0, keepdims=True),
                     ["float32", "float64"]),
+    "histc/indices": (lambda x: minflow.histc(x, 5, -2, 2), [Sample(DISTINCT)],
+                      lambda a: np.histogram(a, 5, (-2, 2))[0].astype(a.dtype),
+                      ["float32", "float64"]),
 }
 
 
@@ -123,8 +126,8 @@ def test_median_kthvalue_mode_sweep_against_torch():
                     .numpy(), ours.values.numpy() if keepdim else
                     ours.values.unsqueeze(dim).numpy())
             for k in (1, shape[dim]):
-                _same(minflow.kthvalue(x, k, dim, keepdim), tuple(torch.kthvalue(t, k, dim, keepdim)),
-                      exact)
+                _same(minflow.kthvalue(x, k, dim, keepdim),
+                      tuple(torch.kthvalue(t, k, dim, keepdim)), exact)
 
 
 def test_grads_against_torch():
@@ -188,3 +191,19 @@ def test_median_on_meta_and_in_graph_mode():
     x = minflow.tensor(DISTINCT)
     expected = minflow.median(x) + minflow.quantile(x, 0.5, dim=1).sum()
     np.testing.assert_allclose(Stats()(x).numpy(), expected.numpy())
+
+
+def test_histc_sweep_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        dtype = str(rng.choice(["float32", "float64"]))
+        a = (rng.standard_normal(rng.integers(0, 50)) * rng.choice([0.1, 1, 10])).astype(dtype)
+        if rng.uniform() < 0.3:
+            a = np.round(a)                     # values on bin edges
+        bins = int(rng.integers(1, 20))
+        low, high = sorted(rng.uniform(-3, 3, 2).round(1)) if rng.uniform() < 0.6 else (0, 0)
+        ours = minflow.histc(minflow.tensor(a), bins, low, high)
+        theirs = torch.histc(torch.tensor(a), bins, low, high)
+        assert ours.dtype.name == dtype
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

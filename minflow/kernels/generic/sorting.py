@@ -1,5 +1,6 @@
 """Kernels of the sorting ops, written once against the array module (numpy or cupy)."""
 from ...core.dtype import ALL, INTS, NUMERIC
+from ...ops.sorting import run_starts
 from ..registry import register_kernel
 
 
@@ -71,6 +72,18 @@ def unique(xp, x, sorted, dim):
         return values, inverse.reshape(x.shape).astype(xp.int64), counts.astype(xp.int64)
     values, inverse, counts = xp.unique(x, axis=dim, return_inverse=True, return_counts=True)
     return values, inverse.reshape(-1).astype(xp.int64), counts.astype(xp.int64)
+
+
+@register_kernel("unique_consecutive", ("cpu", "cuda"), ALL)
+def unique_consecutive(xp, x, dim):
+    starts = run_starts(xp, x, dim)
+    size = starts.shape[0]
+    first = xp.nonzero(starts)[0]
+    counts = xp.diff(xp.concatenate([first, xp.array([size])])).astype(xp.int64)
+    inverse = (xp.cumsum(starts) - 1).astype(xp.int64)
+    if dim is None:
+        return x.reshape(-1)[first], inverse.reshape(x.shape), counts
+    return xp.take(x, first, axis=dim), inverse, counts
 
 
 @register_kernel("bincount", ("cpu", "cuda"), INTS)

@@ -1,6 +1,8 @@
 """Kernels of the order-statistics ops, written once against the array module (numpy or
 cupy)."""
-from ...core.dtype import NUMERIC
+import math
+
+from ...core.dtype import FLOATS, NUMERIC
 from ..registry import register_kernel
 
 
@@ -16,7 +18,7 @@ def median(xp, x, ignore_nan):
     if flat.size == 0:
         return xp.array(xp.nan if x.dtype.kind == "f" else 0, x.dtype)
     k = (flat.size - 1) // 2
-    return xp.partition(flat, k)[k].copy()
+    return xp.asarray(xp.partition(flat, k)[k])
 
 
 def _rows(xp, x, dim):
@@ -43,3 +45,22 @@ def mode(xp, x, dim):
     column = last[run.reshape(count, n)[xp.arange(count), best]] - xp.arange(count) * n
     index = order[xp.arange(count), column]
     return xp.expand_dims(index.reshape(batch).astype(xp.int64), dim)
+
+
+@register_kernel("histc", ("cpu", "cuda"), FLOATS)
+def histc(xp, x, bins, min, max):
+    """torch's binning: bin = int((v - low) * bins / (high - low)) in x's dtype, the last
+    bin closed on the right."""
+    flat = x.reshape(-1)
+    low, high = min, max
+    if low == high and flat.size:
+        low, high = float(flat.min()), float(flat.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RuntimeError(f"histc: range of [{low}, {high}] is not finite")
+    t = x.dtype.type
+    inside = flat[(flat >= t(low)) & (flat <= t(high))]
+    index = ((inside - t(low)) * t(bins) / (t(high) - t(low))).astype(xp.int64)
+    index = xp.minimum(index, bins - 1)
+    return xp.bincount(index, minlength=bins)[:bins].astype(x.dtype)
