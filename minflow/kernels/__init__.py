@@ -8,7 +8,9 @@ __all__ = ["register_kernel", "register_array_function", "KernelNotFoundError"]
 
 FAMILIES = ("copy", "creation", "elementwise", "reduce", "shape", "join", "indexing",
             "linalg", "activation", "conv", "nn", "loss", "optim", "special", "sorting",
-            "sampling", "matrix", "fused", "rearrange", "optim_adam", "unary_math", "binary_math", "scan", "reduce_composite", "gamma")
+            "sampling", "matrix", "fused", "rearrange", "optim_adam", "unary_math", "binary_math",
+            "scan", "reduce_composite", "gamma", "broadcast", "calculus", "statistics",
+            "index_update", "search", "construct")
 
 
 def _load_families():

@@ -1,13 +1,17 @@
 """Rearranging composites, with PyTorch's signatures: movedim (moveaxis), select, tile,
-repeat_interleave, vstack and hstack, written with permute, indexing, repeat, expand,
-reshape and cat, so they need no kernels or grad code of their own."""
+repeat_interleave, vstack, hstack, dstack, column_stack, tensor_split and hsplit / vsplit /
+dsplit, written with permute, indexing, repeat, expand, reshape, narrow and cat, so they
+need no kernels or grad code of their own."""
 import numbers
+import operator
 
+from ..core import dtype as dtypes
 from ..core.functional import public
 from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
 
-__all__ = ["movedim", "moveaxis", "select", "tile", "repeat_interleave", "vstack", "hstack"]
+__all__ = ["movedim", "moveaxis", "select", "tile", "repeat_interleave", "vstack", "hstack",
+           "dstack", "column_stack", "tensor_split", "hsplit", "vsplit", "dsplit"]
 
 
 def _ints(fn, name, value):
@@ -152,3 +156,126 @@ def hstack(tensors):
     """
     tensors = [F.reshape(t, (1,)) if t.ndim == 0 else t for t in _tensors("hstack", tensors)]
     return F.cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+@public
+def dstack(tensors):
+    """dstack(tensors) -> Tensor: cat along dim 2 after making each tensor at least 3-D
+    (see :func:`atleast_3d`).
+
+    >>> minflow.dstack([minflow.tensor([1, 2]), minflow.tensor([3, 4])]).tolist()
+    [[[1, 3], [2, 4]]]
+    """
+    return F.cat(list(F.atleast_3d(_tensors("dstack", tensors))), 2)
+
+
+@public
+def column_stack(tensors):
+    """column_stack(tensors) -> Tensor: ``hstack`` after making 0-d and 1-D tensors columns
+    (shape (n, 1)).
+
+    >>> minflow.column_stack([minflow.tensor([1, 2]), minflow.tensor([[3], [4]])]).tolist()
+    [[1, 3], [2, 4]]
+    """
+    tensors = _tensors("column_stack", tensors)
+    return F.cat([F.reshape(t, (-1, 1)) if t.ndim < 2 else t for t in tensors], 1)
+
+
+def _split_points(indices_or_sections):
+    """An int (the number of sections) or a tuple of ints (the indices), from an int, a
+    sequence of ints, or a 0-d / 1-D int64 tensor."""
+    arg = indices_or_sections
+    if isinstance(arg, Tensor):
+        if arg.ndim > 1:
+            raise RuntimeError(f"tensor_split: expected tensor_indices_or_sections to be a "
+                               f"zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {arg.ndim} dims")
+        if arg.dtype is not dtypes.int64:
+            raise RuntimeError(f"tensor_split: expected tensor_indices_or_sections to have "
+                               f"dtype of long, but got {arg.dtype.name}")
+        return int(arg.item()) if arg.ndim == 0 else tuple(arg.tolist())
+    try:
+        if isinstance(arg, (tuple, list)):
+            return tuple(operator.index(i) for i in arg)
+        return operator.index(arg)
+    except TypeError:
+        raise TypeError(f"tensor_split: expected indices_or_sections to be an int, a sequence "
+                        f"of ints or an int64 tensor, got {arg!r}") from None
+
+
+@public(method=True)
+def tensor_split(input, indices_or_sections, dim=0):
+    """tensor_split(input, indices_or_sections, dim=0) -> tuple of views along ``dim``.
+
+    An int n gives n pieces whose sizes differ by at most one (the first size % n are
+    one longer); indices [i, j, ...] give input[:i], input[i:j], ..., input[last:] along
+    ``dim``, as Python slices (negative indices count from the end).
+
+    >>> [p.tolist() for p in minflow.arange(7).tensor_split(3)]
+    [[0, 1, 2], [3, 4], [5, 6]]
+    >>> [p.tolist() for p in minflow.arange(7).tensor_split([1, 5])]
+    [[0], [1, 2, 3, 4], [5, 6]]
+    """
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split: tensor_split expected at least a 1-dimensional "
+                           "tensor, but got a tensor with 0 dims")
+    points = _split_points(indices_or_sections)
+    dim = wrap_dim(dim, input.ndim, "tensor_split")
+    size = input.shape[dim]
+    if isinstance(points, int):
+        if points <= 0:
+            raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got "
+                               f"{points}")
+        small, extra = divmod(size, points)
+        bounds = [k * small + min(k, extra) for k in range(points + 1)]
+    else:
+        bounds = [0] + [min(max(i + size if i < 0 else i, 0), size) for i in points] + [size]
+    return tuple(F.narrow(input, dim, start, max(end - start, 0))
+                 for start, end in zip(bounds, bounds[1:]))
+
+
+def _directional_split(fn, min_ndim, dim, input, indices_or_sections):
+    if input.ndim < min_ndim:
+        raise RuntimeError(f"{fn}: torch.{fn} requires a tensor with at least {min_ndim} "
+                           f"dimension, but got a tensor with {input.ndim} dimensions!")
+    if isinstance(indices_or_sections, int) and not isinstance(indices_or_sections, bool):
+        size = input.shape[dim]
+        if indices_or_sections == 0 or size % indices_or_sections:
+            raise RuntimeError(f"{fn}: torch.{fn} attempted to split along dimension {dim}, "
+                               f"but the size of the dimension {size} is not divisible by "
+                               f"the split_size {indices_or_sections}!")
+    return tensor_split(input, indices_or_sections, dim)
+
+
+@public(method=True)
+def hsplit(input, indices_or_sections):
+    """hsplit(input, indices_or_sections) -> tuple of views: ``tensor_split`` along dim 1
+    (dim 0 for 1-D input); an int must divide that dim's size.
+
+    >>> [p.shape for p in minflow.zeros(2, 4).hsplit(2)]
+    [minflow.Size([2, 2]), minflow.Size([2, 2])]
+    """
+    return _directional_split("hsplit", 1, 0 if input.ndim == 1 else 1, input,
+                              indices_or_sections)
+
+
+@public(method=True)
+def vsplit(input, indices_or_sections):
+    """vsplit(input, indices_or_sections) -> tuple of views: ``tensor_split`` along dim 0
+    of an at least 2-D input; an int must divide that dim's size.
+
+    >>> [p.shape for p in minflow.zeros(4, 2).vsplit([1])]
+    [minflow.Size([1, 2]), minflow.Size([3, 2])]
+    """
+    return _directional_split("vsplit", 2, 0, input, indices_or_sections)
+
+
+@public(method=True)
+def dsplit(input, indices_or_sections):
+    """dsplit(input, indices_or_sections) -> tuple of views: ``tensor_split`` along dim 2
+    of an at least 3-D input; an int must divide that dim's size.
+
+    >>> [p.shape for p in minflow.zeros(1, 2, 4).dsplit(2)]
+    [minflow.Size([1, 2, 2]), minflow.Size([1, 2, 2])]
+    """
+    return _directional_split("dsplit", 3, 2, input, indices_or_sections)

@@ -280,12 +280,14 @@ def expand_as(self, other):
     return expand(self, other.shape)
 
 
-@public
+@public(method=True)
 def broadcast_to(input, size):
     """broadcast_to(input, size) -> Tensor, ``input.expand(size)``.
 
     >>> minflow.broadcast_to(minflow.ones(3), (2, 3)).shape
     minflow.Size([2, 3])
+    >>> minflow.ones(2, 1).broadcast_to((2, 4)).shape
+    minflow.Size([2, 4])
     """
     return expand(input, size)
 

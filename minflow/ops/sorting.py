@@ -1,9 +1,10 @@
-"""Sorting and reordering: sort, argsort, msort, topk, flip, roll, unique, bincount.
+"""Sorting and reordering: sort, argsort, msort, topk, flip, roll, unique,
+unique_consecutive, bincount.
 
 sort and topk are composites: an index op (``argsort``, ``topk``; no grad) then
 ``gather`` for the values, so their gradient is gather's and needs no code of its own.
-unique and bincount have data-dependent output shapes (as nonzero): their inference
-reads the data, so meta tensors and graph mode refuse them.
+unique, unique_consecutive and bincount have data-dependent output shapes (as nonzero):
+their inference reads the data, so meta tensors and graph mode refuse them.
 Kernels: kernels/generic/sorting.py; grad functions (flip, roll): autograd/grads/sorting.py.
 """
 import collections
@@ -16,7 +17,8 @@ from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
 from .registry import Attr, Input, define_op
 
-__all__ = ["sort", "argsort", "msort", "topk", "flip", "roll", "unique", "bincount"]
+__all__ = ["sort", "argsort", "msort", "topk", "flip", "roll", "unique", "unique_consecutive",
+           "bincount"]
 
 OPAQUE = ("opaque", "no_side_effect")
 
@@ -252,6 +254,54 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """
     d = None if dim is None else wrap_dim(dim, input.ndim, "unique")
     values, inverse, counts = apply(UNIQUE, (input,), {"sorted": sorted, "dim": d})
+    extra = ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
+    return (values,) + extra if extra else values
+
+
+def run_starts(xp, data, dim):
+    """Whether each element (each slice along ``dim``) starts a run of equal ones."""
+    rows = data.reshape(-1) if dim is None else xp.moveaxis(data, dim, 0).reshape(
+        data.shape[dim], -1)
+    starts = xp.ones(rows.shape[0], bool)
+    if rows.shape[0] > 1:
+        change = rows[1:] != rows[:-1]          # NaN != NaN: each NaN its own run, as torch
+        starts[1:] = change if dim is None else change.any(axis=1)
+    return starts
+
+
+def _unique_consecutive_infer(input, dim):
+    data = _values_of(input, "unique_consecutive")
+    xp = array_module(input.device.type)
+    n = int(run_starts(xp, data, dim).sum())
+    if dim is None:
+        shape, inverse = (n,), input._data.shape
+    else:
+        shape = tuple(n if i == dim else s for i, s in enumerate(data.shape))
+        inverse = (data.shape[dim],)
+    return [(shape, input.dtype), (inverse, dtypes.int64), ((n,), dtypes.int64)]
+
+
+UNIQUE_CONSECUTIVE = define_op(
+    "unique_consecutive", ["input"], outputs=("values", "inverse", "counts"),
+    attrs=[Attr("dim", "int", None, optional=True)], infer=_unique_consecutive_infer,
+    traits=OPAQUE + ("no_grad",),
+    doc="The first element of each run of equal consecutive elements (or slices along "
+        "dim), each element's run index and the run lengths; data-dependent shape.")
+
+
+@public(method=True)
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)
+
+    One element of each run of equal consecutive elements (or equal consecutive slices
+    along ``dim``), with each element's run index and each run's length when asked.
+    Not differentiable; not on meta tensors or in graph mode (data-dependent shape).
+
+    >>> minflow.unique_consecutive(minflow.tensor([1, 1, 2, 2, 3, 1]), return_counts=True)
+    (tensor([1, 2, 3, 1]), tensor([2, 2, 1, 1]))
+    """
+    d = None if dim is None else wrap_dim(dim, input.ndim, "unique_consecutive")
+    values, inverse, counts = apply(UNIQUE_CONSECUTIVE, (input,), {"dim": d})
     extra = ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
     return (values,) + extra if extra else values
 

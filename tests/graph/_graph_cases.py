@@ -407,6 +407,53 @@ CASES.update({
 })
 
 
+# shape, indexing, sorting and statistics functions: composites of the ops above
+CASES.update({
+    "composite/broadcast_meshgrid_atleast": (
+        lambda x, y: (*minflow.meshgrid(x, y, indexing="xy"),
+                      *minflow.broadcast_tensors(x, y[:, None]), minflow.atleast_3d(x)),
+        [Leaf(3), Leaf(2)]),
+    "composite/splits_stacks": (
+        lambda x, y: (*x.tensor_split([1, -1], 1), *x.hsplit(2), *x.vsplit([2]),
+                      minflow.dstack([x, y]), minflow.column_stack([x, y[:, 0]])),
+        [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/diff_trapezoid": (
+        lambda y, x: (y.diff(2, 0, prepend=y[:1], append=y[:2]), minflow.trapezoid(y, x),
+                      minflow.cumulative_trapezoid(y, dx=0.5, dim=0),
+                      *minflow.gradient(y, spacing=(2.0, x.detach().cumsum(0)), edge_order=2)),
+        [Leaf(3, 4), Leaf(4)]),
+    "median": (lambda x: minflow.median(x) + minflow.nanmedian(x * 2), [Leaf(3, 4)]),
+    "composite/order_statistics": (
+        lambda x: (x.median(1).values, x.nanmedian(0, True).values, x.kthvalue(2, 0).values,
+                   x.mode(1).values, x.quantile(0.3, dim=1),
+                   minflow.nanquantile(x, minflow.tensor([0.2, 0.9], dtype=F64),
+                                       interpolation="midpoint")),
+        [Leaf(3, 4)]),
+    "composite/index_update": (
+        lambda x, s, v: (x.index_add(1, minflow.tensor([3, 0, 3]), s, alpha=2),
+                         x.index_copy(1, minflow.tensor([2, 0, 1]), s),
+                         x.index_fill(0, minflow.tensor([2, -1]), v.sum()),
+                         x.clone().index_add_(1, minflow.tensor([1, 1, 1]), s),
+                         x.select_scatter(s[:, 0], 1, 2), x.slice_scatter(s[:, :2], 1, 0, 3, 2),
+                         x.masked_scatter(minflow.tensor([True, False, True, True]), s)),
+        [Leaf(3, 4), Leaf(3, 3), Leaf(2)]),
+    "scatter_reduce": (
+        lambda x, s: (x.scatter_reduce(0, minflow.tensor([[0, 2, 2, 1], [0, 0, 1, 1]]), s,
+                                       "prod"),
+                      x.scatter_reduce(1, minflow.tensor([[3, 3], [0, 1], [2, 2]]), s[:, :2],
+                                       "amax", include_self=False),
+                      x.scatter_reduce(0, minflow.tensor([[1, 1, 1, 1]]), s, "mean"),
+                      x.clone().scatter_reduce_(0, minflow.tensor([[2, 0, 2, 0]]), s, "sum")),
+        [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/construct": (
+        lambda x, v: (x.ravel(), x.rot90(1, (1, 0)), x.take(minflow.tensor([[1, -1]])),
+                      minflow.diagflat(v, 1), minflow.diag_embed(x, -1, 0, 2),
+                      minflow.block_diag(x, v, v[0]), minflow.cartesian_prod(v, v[:2]),
+                      minflow.combinations(v, 2), minflow.vander(v, 3)),
+        [Leaf(3, 4), Leaf(3)]),
+})
+
+
 def _setitem(x, v):
     y = x * 1
     y[1] = v

@@ -1,9 +1,14 @@
 """movedim, moveaxis, select, tile, repeat_interleave, vstack and hstack: values and grads
-against torch (views where torch gives views), and their errors."""
+against torch (views where torch gives views), and their errors. dstack, column_stack,
+tensor_split and hsplit / vsplit / dsplit: a case table run through the shared table tests
+of _shape_harness.py, a sweep against torch; their bad-input cases live in
+tests/test_bad_input.py."""
 import numpy as np
 import pytest
 
 import minflow
+
+from _shape_harness import table_tests
 
 X = np.random.RandomState(0).randn(2, 3, 4)
 
@@ -72,3 +77,42 @@ def test_movedim_and_select_are_views():
 def test_errors(call, error, match):
     with pytest.raises(error, match=match):
         call(minflow.zeros(2, 3))
+
+
+# name: (fn(m, *tensors), numpy reference(*arrays), input shapes, output is a view)
+TABLE = {
+    "tensor_split_sections": (lambda m, x: x.tensor_split(3, dim=1),
+                              lambda a: tuple(np.array_split(a, 3, 1)), [(2, 7)], True),
+    "tensor_split_indices": (lambda m, x: m.tensor_split(x, [1, -1, 4, 9], dim=-1),
+                             lambda a: tuple(np.split(a, [1, -1, 4, 9], -1)), [(2, 7)], True),
+    "tensor_split_tensor": (lambda m, x: x.tensor_split(m.tensor([2, 3])),
+                            lambda a: tuple(np.split(a, [2, 3])), [(5, 2)], True),
+    "hsplit": (lambda m, x: x.hsplit(2), lambda a: tuple(np.hsplit(a, 2)), [(3, 4)], True),
+    "hsplit_1d": (lambda m, x: m.hsplit(x, [2]), lambda a: tuple(np.hsplit(a, [2])), [(5,)],
+                  True),
+    "vsplit": (lambda m, x: x.vsplit([1, 3]), lambda a: tuple(np.vsplit(a, [1, 3])),
+               [(4, 2)], True),
+    "dsplit": (lambda m, x: x.dsplit(2), lambda a: tuple(np.dsplit(a, 2)), [(2, 1, 4)], True),
+    "dstack": (lambda m, x, y, z: m.dstack([x, y, z]),
+               lambda a, b, c: np.dstack([a, b, c]), [(2, 3), (2, 3), (2, 3, 2)], False),
+    "dstack_1d": (lambda m, x, y: m.dstack((x, y)), lambda a, b: np.dstack([a, b]),
+                  [(3,), (3,)], False),
+    "column_stack": (lambda m, x, y, z: m.column_stack([x, y, z]),
+                     lambda a, b, c: np.column_stack([a, b, c]), [(3,), (3, 2), (3,)], False),
+    "column_stack_0d": (lambda m, x, y: m.column_stack([x, y]),
+                        lambda a, b: np.column_stack([a, b]), [(), ()], False),
+}
+
+globals().update(table_tests(TABLE, [], ["tensor_split_sections", "vsplit"]))
+
+
+def test_tensor_split_sweep_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for size in range(0, 8):
+        a = np.arange(size * 2.0).reshape(2, size)
+        for arg in [1, 2, 3, 5, 9] + [sorted(rng.integers(-9, 10, rng.integers(0, 4)).tolist())
+                                      for _ in range(6)]:
+            ours = minflow.tensor_split(minflow.tensor(a), arg, 1)
+            theirs = torch.tensor_split(torch.tensor(a), arg, 1)
+            assert [p.tolist() for p in ours] == [p.tolist() for p in theirs], (size, arg)

@@ -1,5 +1,8 @@
 """sort, argsort, msort, topk, flip, roll, unique, bincount: forward vs numpy on every
-dtype, stability and NaN order, gradients, torch parity, data-dependent refusals, errors."""
+dtype, stability and NaN order, gradients, torch parity, data-dependent refusals, errors;
+topk (partition, then a sort of the k kept) against a full stable sort and torch."""
+import itertools
+
 import numpy as np
 import pytest
 
@@ -87,7 +90,7 @@ def test_unique_dim():
 
 def test_data_dependent_ops_refuse_meta_and_graph():
     meta = minflow.empty(3, dtype=minflow.int64, device="meta")
-    for call in (minflow.unique, minflow.bincount):
+    for call in (minflow.unique, minflow.unique_consecutive, minflow.bincount):
         with pytest.raises(RuntimeError, match="depends on the data"):
             call(meta)
 
@@ -131,3 +134,58 @@ def test_torch_parity():
 def test_errors(call, err, match):
     with pytest.raises(err, match=match):
         call()
+
+
+def test_topk_selects_as_a_full_stable_sort_would():
+    """topk partitions, then sorts the k kept: the same indices as the first k of a full
+    stable sort, over ties, NaN, every k and dim, both directions."""
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        shape = tuple(int(s) for s in rng.integers(1, 6, rng.integers(1, 4)))
+        dtype = str(rng.choice(["float16", "float32", "float64", "int32", "int64"]))
+        a = rng.integers(-3, 4, shape).astype(dtype)
+        if dtype.startswith("float"):
+            a[rng.uniform(size=shape) < 0.2] = np.nan
+        dim = int(rng.integers(0, len(shape)))
+        k, largest = int(rng.integers(0, shape[dim] + 1)), bool(rng.integers(0, 2))
+        full = minflow.argsort(minflow.tensor(a), dim, descending=largest).numpy()
+        got = minflow.topk(minflow.tensor(a), k, dim, largest).indices.numpy()
+        np.testing.assert_array_equal(got, np.take(full, np.arange(k), dim))
+
+
+def test_topk_sweep_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    for dtype, shape, largest in itertools.product(("float32", "float64", "int64"),
+                                                   ((7,), (3, 8), (2, 3, 5)), (True, False)):
+        distinct = rng.permutation(int(np.prod(shape))).reshape(shape).astype(dtype)
+        ties = rng.integers(-2, 3, shape).astype(dtype)
+        for dim in range(len(shape)):
+            for k in (0, 1, shape[dim] // 2, shape[dim]):
+                for a, exact in ((distinct, True), (ties, False)):
+                    ours = minflow.topk(minflow.tensor(a), k, dim, largest)
+                    theirs = torch.topk(torch.tensor(a), k, dim, largest)
+                    np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
+                    if exact:       # torch leaves the order of ties unspecified
+                        np.testing.assert_array_equal(ours.indices.numpy(),
+                                                      theirs.indices.numpy())
+
+
+def test_unique_consecutive_sweep_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    for dtype, shape in itertools.product(("float32", "float64", "int64", "bool"),
+                                          ((0,), (9,), (4, 3), (2, 3, 2))):
+        a = rng.integers(0, 2, shape).astype(dtype)
+        if dtype.startswith("float") and a.size:
+            a.reshape(-1)[:2] = np.nan
+        for dim in [None] + list(range(len(shape))):
+            if dim is not None and shape[dim] == 0:
+                continue
+            ours = minflow.unique_consecutive(minflow.tensor(a), True, True, dim)
+            theirs = torch.unique_consecutive(torch.tensor(a), True, True, dim)
+            for o, t in zip(ours, theirs):
+                assert o.dtype.name == str(t.dtype).split(".")[-1]
+                np.testing.assert_array_equal(o.numpy(), t.numpy())
+    x = minflow.tensor(3)
+    assert [t.tolist() for t in x.unique_consecutive(True, True)] == [[3], 0, [1]]
