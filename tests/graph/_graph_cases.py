@@ -355,3 +355,48 @@ def _setitem(x, v):
     y[1] = v
     y[:, 0] = 2.0
     return y
+
+
+def _spd(a):
+    return a @ a.mT + minflow.eye(a.shape[-1], dtype=F64)
+
+
+def _well(a):
+    return a + 3 * minflow.eye(a.shape[-1], dtype=F64)
+
+
+# minflow.linalg's ops (tests/ops/test_linalg_ops.py): invariant outputs where the sign of
+# a factor's vectors is implementation-defined
+CASES.update({
+    "linalg_solve": (lambda a, b: minflow.linalg.solve(_well(a), b), [Leaf(2, 3, 3),
+                                                                       Leaf(2, 3, 2)]),
+    "linalg_solve/vector_left_false": (
+        lambda a, b: minflow.linalg.solve(_well(a), b, left=False), [Leaf(3, 3), Leaf(3)]),
+    "linalg_solve_triangular": (
+        lambda a, b: minflow.linalg.solve_triangular(_well(a), b, upper=True),
+        [Leaf(2, 3, 3), Leaf(3, 2)]),
+    "linalg_solve_triangular/right_unit": (
+        lambda a, b: minflow.linalg.solve_triangular(a, b, upper=False, left=False,
+                                                     unitriangular=True),
+        [Leaf(3, 3), Leaf(2, 3)]),
+    "linalg_cholesky_ex": (lambda a: minflow.linalg.cholesky(_spd(a)), [Leaf(2, 3, 3)]),
+    "linalg_cholesky_ex/upper": (lambda a: minflow.linalg.cholesky(_spd(a), upper=True),
+                                 [Leaf(3, 3)]),
+    "linalg_qr": (lambda a: minflow.linalg.qr(a), [Leaf(2, 4, 3)]),
+    "linalg_qr/wide": (lambda a: minflow.linalg.qr(a), [Leaf(3, 5)]),
+    "linalg_svd": (lambda a: minflow.linalg.svd(a, full_matrices=False), [Leaf(2, 4, 3)]),
+    "linalg_svd/svdvals": (minflow.linalg.svdvals, [Leaf(3, 5)]),
+    "linalg_eigh": (lambda a: minflow.linalg.eigh(a + a.mT), [Leaf(2, 3, 3)]),
+    "linalg_slogdet": (lambda a: minflow.linalg.slogdet(_well(a)).logabsdet, [Leaf(2, 3, 3)]),
+    "linalg_pinv": (minflow.linalg.pinv, [Leaf(2, 4, 3)]),
+    "linalg_pinv/hermitian": (lambda a: minflow.linalg.pinv(a + a.mT, hermitian=True),
+                              [Leaf(3, 3)]),
+    "linalg_matrix_exp": (minflow.linalg.matrix_exp, [Leaf(2, 3, 3, low=-1.0, high=1.0)]),
+    "composite/lstsq": (lambda a, b: minflow.linalg.lstsq(a, b).solution,
+                        [Leaf(5, 3), Leaf(5, 2)]),
+    "composite/matrix_power": (lambda a: minflow.linalg.matrix_power(_well(a), -2),
+                               [Leaf(3, 3)]),
+    "composite/multi_dot": (lambda a, b, c: minflow.linalg.multi_dot([a, b, c]),
+                            [Leaf(3), Leaf(3, 4), Leaf(4, 2)]),
+    "composite/cross": (lambda a, b: minflow.linalg.cross(a, b), [Leaf(2, 3), Leaf(3)]),
+})

@@ -5,10 +5,10 @@ ops (minflow/ops/matrix.py).
 """
 import math
 
-from .core import dtype as dtypes
-from .core.namespace import F
-from .ops.infer import normalize_dims
-from .ops.reduce import _vector_norm
+from ..core import dtype as dtypes
+from ..core.namespace import F
+from ..ops.infer import normalize_dims
+from ..ops.reduce import _vector_norm
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "det"]
 
