@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from ..core import dtype as dtypes
-from ..core.dispatch import apply
+from ..core.dispatch import LinAlgError, apply
 from ..core.functional import public
 from ..core.grad_mode import is_grad_enabled
 from ..core.namespace import F
@@ -65,8 +65,12 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     2
     """
     check_square("linalg.cholesky_ex", A)
-    return _CHOLESKY_EX(*apply(CHOLESKY_EX, (A,), {"upper": upper,
-                                                   "check_errors": check_errors}))
+    try:
+        return _CHOLESKY_EX(*apply(CHOLESKY_EX, (A,), {"upper": upper,
+                                                       "check_errors": check_errors}))
+    except LinAlgError as err:      # the kernel's message names linalg.cholesky
+        raise LinAlgError(str(err).replace("linalg.cholesky:", "linalg.cholesky_ex:", 1)
+                          ) from None
 
 
 def inv_ex(A, *, check_errors=False):

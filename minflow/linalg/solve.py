@@ -157,9 +157,10 @@ def matrix_power(A, n, *, out=None):
             raise RuntimeError(f"{name}: a negative n needs the inverse of A, so A must be "
                                f"floating point, got {A.dtype.name}")
         A, n = F.inverse(A), -n
-    if n == 0:
-        eye = F.eye(shape[-1], dtype=A.dtype, device=A.device)
-        return _finish(F.clone(F.expand(eye, shape)), out, name)
+    if n == 0:      # the identity, differentiable with a zero gradient (as torch)
+        eye = F.expand(F.eye(shape[-1], dtype=A.dtype, device=A.device), shape)
+        return _finish(F.where(F.ones(shape, dtype=dtypes.bool, device=A.device), eye, A),
+                       out, name)
     result, power = None, A
     while n:
         if n & 1:

@@ -19,16 +19,20 @@ def _broadcast(name, x, y):
 def cross(input, other, *, dim=-1, out=None):
     """cross(input, other, *, dim=-1, out=None) -> Tensor
 
-    The cross product of the 3-vectors along ``dim``, input and other broadcast:
+    The cross product of the 3-vectors along ``dim``, input and other (of as many dims)
+    broadcast:
     (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0).
 
-    >>> minflow.linalg.cross(minflow.tensor([1.0, 0.0, 0.0]), minflow.tensor([0.0, 1.0, 0.0]))
-    tensor([0., 0., 1.])
+    >>> minflow.linalg.cross(minflow.tensor([[1.0, 0.0, 0.0]]), minflow.tensor([[0.0, 1.0, 0.0]]))
+    tensor([[0., 0., 1.]])
     """
     name = "linalg.cross"
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{name}: expected input and other to have the same dtype, got "
                            f"{input.dtype.name} and {other.dtype.name}")
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"{name}: inputs must have the same number of dimensions, got "
+                           f"{input.ndim} and {other.ndim}")
     a, b = _broadcast(name, input, other)
     d = wrap_dim(dim, a.ndim, name)
     if a.shape[d] != 3:

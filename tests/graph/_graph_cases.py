@@ -398,5 +398,29 @@ CASES.update({
                                [Leaf(3, 3)]),
     "composite/multi_dot": (lambda a, b, c: minflow.linalg.multi_dot([a, b, c]),
                             [Leaf(3), Leaf(3, 4), Leaf(4, 2)]),
-    "composite/cross": (lambda a, b: minflow.linalg.cross(a, b), [Leaf(2, 3), Leaf(3)]),
+    "composite/cross": (lambda a, b: minflow.linalg.cross(a, b), [Leaf(2, 3), Leaf(1, 3)]),
+})
+
+# the torch namespace's products and distances (minflow/ops/products.py) and the torch
+# versions of the factorizations
+CASES.update({
+    "composite/kron": (minflow.kron, [Leaf(2, 3), Leaf(2, 2)]),
+    "composite/tensordot": (lambda a, b: minflow.tensordot(a, b, dims=([0, 2], [2, 0])),
+                            [Leaf(2, 3, 4), Leaf(4, 5, 2)]),
+    "composite/inner_vdot": (lambda a, b: (minflow.inner(a, b), minflow.vdot(a[0], b[1])),
+                             [Leaf(2, 3), Leaf(4, 3)]),
+    "composite/dist_cdist": (lambda a, b: (minflow.dist(a, b[:2], 3), minflow.cdist(a, b)),
+                             [Leaf(2, 3), Leaf(4, 3)]),
+    "composite/addmv_addr": (lambda x, m, v: (minflow.addmv(x, m, v, beta=0.5),
+                                              minflow.addr(m, x, v, alpha=2)),
+                             [Leaf(3), Leaf(3, 4), Leaf(4)]),
+    "composite/baddbmm_addbmm": (lambda x, a, b: (minflow.baddbmm(x, a, b, beta=2),
+                                                  minflow.addbmm(x, a, b, alpha=0.5)),
+                                 [Leaf(3, 5), Leaf(2, 3, 4), Leaf(2, 4, 5)]),
+    "composite/torch_svd_slogdet": (
+        lambda a: (minflow.svd(a).S, minflow.logdet(_spd(a)), minflow.pinverse(a)),
+        [Leaf(3, 3)]),
+    "composite/linalg_norms_cond": (
+        lambda a: (minflow.linalg.matrix_norm(a, "nuc"), minflow.linalg.cond(a),
+                   minflow.linalg.matrix_norm(a, -2)), [Leaf(2, 3, 3)]),
 })

@@ -16,7 +16,7 @@ def batch_prefix(xp, bad, batch_shape):
     return f"(Batch element {int(xp.flatnonzero(bad.reshape(-1))[0])}): "
 
 
-def _singular(xp, A):
+def singular(xp, A):
     """Which matrices of A are singular (for the error message only)."""
     flat = A.reshape((-1,) + A.shape[-2:])
     bad = xp.zeros(flat.shape[0], bool)
@@ -33,7 +33,7 @@ def linalg_solve(xp, A, B):
     try:
         return xp.linalg.solve(A, B)
     except xp.linalg.LinAlgError:
-        where = batch_prefix(xp, _singular(xp, A), A.shape[:-2])
+        where = batch_prefix(xp, singular(xp, A), A.shape[:-2])
         raise LinAlgError(f"linalg.solve: {where}The solver failed because the input matrix "
                           f"is singular.") from None
 
