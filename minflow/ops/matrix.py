@@ -167,7 +167,7 @@ DET = define_op("det", ["input"], infer=lambda input: _square_infer(input, True)
 def inverse(input):
     """inverse(input) -> Tensor, the inverse of each square matrix in the last two dims.
 
-    A singular matrix raises on cpu (cupy returns inf / nan instead).
+    A singular matrix raises LinAlgError, naming the batch element.
 
     >>> minflow.inverse(minflow.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.25]]

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import minflow
+from minflow.autograd import gradcheck, gradgradcheck
 from minflow.testing import CHECKS, Sample, check_op
 
 L = minflow.linalg
@@ -186,3 +187,63 @@ def test_matrix_exp_scales_large_norms():
     diag = minflow.tensor([[0.5, 0.0], [0.0, 30.0]], dtype=minflow.float64)
     np.testing.assert_allclose(L.matrix_exp(diag).numpy(), np.diag(np.exp([0.5, 30.0])),
                                rtol=1e-12)
+
+
+def _leaf(a):
+    return minflow.tensor(a, requires_grad=True)
+
+
+# composites of the linalg ops and the torch namespace's products: gradcheck and double
+# backward in float64 (their forward values are checked against torch in
+# test_linalg_torch.py)
+COMPOSITES = {
+    "lstsq": (lambda a, b: L.lstsq(a, b).solution, [RNG.standard_normal((2, 5, 3)),
+                                                    RNG.standard_normal((2, 5, 2))]),
+    "lstsq/wide": (lambda a, b: L.lstsq(a, b).solution, [RNG.standard_normal((3, 5)),
+                                                         RNG.standard_normal(3)]),
+    "matrix_power": (lambda a: L.matrix_power(a, 3), [RNG.standard_normal((2, 3, 3))]),
+    "matrix_power/negative": (lambda a: L.matrix_power(a, -2), [well(3, 3)]),
+    "multi_dot": (lambda a, b, c: L.multi_dot([a, b, c]),
+                  [RNG.standard_normal(3), RNG.standard_normal((3, 4)),
+                   RNG.standard_normal((4, 2))]),
+    "inv_ex": (lambda a: L.inv_ex(a).inverse, [well(2, 3, 3)]),
+    "cond": (L.cond, [well(2, 3, 3)]),
+    "matrix_norm/nuc": (lambda a: L.matrix_norm(a, "nuc"), [RNG.standard_normal((2, 3, 4))]),
+    "cross": (lambda a, b: L.cross(a, b, dim=0), [RNG.standard_normal((3, 2)),
+                                                  RNG.standard_normal((3, 1))]),
+    "vecdot": (L.vecdot, [RNG.standard_normal((2, 3)), RNG.standard_normal(3)]),
+    "logdet": (lambda a: minflow.logdet(spd_of(a)), [RNG.standard_normal((2, 3, 3))]),
+    "triangular_solve": (lambda b, a: minflow.triangular_solve(b, well_of(a)).solution,
+                         [RNG.standard_normal((3, 2)), RNG.standard_normal((3, 3))]),
+    "kron": (minflow.kron, [RNG.standard_normal((2, 3)), RNG.standard_normal((2, 2))]),
+    "tensordot": (lambda a, b: minflow.tensordot(a, b, dims=1),
+                  [RNG.standard_normal((2, 3)), RNG.standard_normal((3, 2))]),
+    "inner": (minflow.inner, [RNG.standard_normal((2, 3)), RNG.standard_normal((4, 3))]),
+    "cdist": (lambda a, b: minflow.cdist(a, b, p=3.0), [RNG.standard_normal((3, 2)),
+                                                       RNG.standard_normal((2, 2))]),
+    "addmv": (lambda x, m, v: minflow.addmv(x, m, v, beta=0.5, alpha=2),
+              [RNG.standard_normal(3), RNG.standard_normal((3, 2)), RNG.standard_normal(2)]),
+    "baddbmm": (lambda x, a, b: minflow.baddbmm(x, a, b, alpha=2),
+                [RNG.standard_normal((2, 1)), RNG.standard_normal((2, 2, 3)),
+                 RNG.standard_normal((2, 3, 1))]),
+}
+
+
+def well_of(a):
+    return a + 3 * minflow.eye(a.shape[-1], dtype=a.dtype)
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_composite_gradcheck(name):
+    fn, arrays = COMPOSITES[name]
+    leaves = tuple(_leaf(a) for a in arrays)
+    assert gradcheck(fn, leaves) and gradgradcheck(fn, leaves)
+
+
+def test_inplace_scaled_sums():
+    x = minflow.ones(2, 2)
+    assert x.addr_(minflow.tensor([1.0, 2.0]), minflow.ones(2), beta=2) is x
+    assert x.tolist() == [[3.0, 3.0], [4.0, 4.0]]
+    y = minflow.zeros(2)
+    y.addmv_(minflow.ones(2, 3), minflow.ones(3), alpha=0.5)
+    assert y.tolist() == [1.5, 1.5]

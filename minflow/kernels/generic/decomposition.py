@@ -1,10 +1,12 @@
 """Kernels of the factorizations, written once against the array module: numpy.linalg
 and cupy.linalg have the same batched functions.
 
-NOTE: numpy raises LinAlgError on a matrix that is not positive-definite, cupy returns
-NaN instead: ``_cholesky_or_nan`` makes both give NaN, and the orders of the failing
-minors are then found one matrix at a time (on the error path only).
+NOTE: a matrix that is not positive-definite makes numpy (and cupy under ``linalg_raises``)
+raise for the whole batch: ``_cholesky_or_nan`` factors the batch one matrix at a time
+then, NaN for those that fail, and the orders of the failing minors are found one matrix
+at a time (on the error path only).
 """
+from ...core.device import linalg_raises
 from ...core.dispatch import LinAlgError
 from ..registry import register_kernel
 from .matrix import LINALG
@@ -14,7 +16,8 @@ from .solve import batch_prefix
 def _cholesky_or_nan(xp, A):
     """The lower Cholesky factors, NaN for every matrix that has none."""
     try:
-        L = xp.linalg.cholesky(A)
+        with linalg_raises(xp):
+            L = xp.linalg.cholesky(A)
     except xp.linalg.LinAlgError:
         if A.ndim == 2:
             return xp.full(A.shape, xp.nan, A.dtype)

@@ -1,9 +1,10 @@
 """Kernels of the linear-system ops and matrix_exp, written once against the array module
 (numpy or cupy).
 
-NOTE: cupy's solvers return inf / nan for singular input where numpy raises; only the
-numpy path can report which batch element failed.
+NOTE: cupy's solvers return garbage for singular input unless told to raise (numpy always
+raises): every call that can fail runs under ``linalg_raises``.
 """
+from ...core.device import linalg_raises
 from ...core.dispatch import LinAlgError
 from ..registry import register_kernel
 from .matrix import LINALG
@@ -22,7 +23,8 @@ def singular(xp, A):
     bad = xp.zeros(flat.shape[0], bool)
     for k in range(flat.shape[0]):
         try:
-            xp.linalg.inv(flat[k])
+            with linalg_raises(xp):
+                xp.linalg.inv(flat[k])
         except xp.linalg.LinAlgError:
             bad[k] = True
     return bad
@@ -31,7 +33,8 @@ def singular(xp, A):
 @register_kernel("linalg_solve", ("cpu", "cuda"), LINALG)
 def linalg_solve(xp, A, B):
     try:
-        return xp.linalg.solve(A, B)
+        with linalg_raises(xp):
+            return xp.linalg.solve(A, B)
     except xp.linalg.LinAlgError:
         where = batch_prefix(xp, singular(xp, A), A.shape[:-2])
         raise LinAlgError(f"linalg.solve: {where}The solver failed because the input matrix "
