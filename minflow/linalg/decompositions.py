@@ -315,19 +315,16 @@ def torch_svd(input, some=True, compute_uv=True, *, out=None):
     """svd(input, some=True, compute_uv=True, *, out=None) -> (U, S, V)
 
     torch.svd's convention: V (not V^T), reduced unless ``some=False``; with
-    ``compute_uv=False`` U and V are zero matrices.
+    ``compute_uv=False`` U and V are zero matrices, m x m and n x n.
 
     >>> U, S, V = minflow.svd(minflow.tensor([[3.0, 0.0], [0.0, 4.0]]))
     >>> S.tolist()
     [4.0, 3.0]
     """
     if not compute_uv:
-        S = svdvals(input)
-        m, n = input.shape[-2:]
-        batch = tuple(input.shape[:-2])
-        zeros = [F.zeros(batch + shape, dtype=input.dtype, device=input.device)
-                 for shape in ((m, m if not some else min(m, n)), (n, n if not some else min(m, n)))]
-        return _TORCH_SVD(zeros[0], S, zeros[1])
+        batch, (m, n) = tuple(input.shape[:-2]), tuple(input.shape[-2:])
+        U, V = (F.zeros(batch + (k, k), dtype=input.dtype, device=input.device) for k in (m, n))
+        return _TORCH_SVD(U, svdvals(input), V)
     U, S, Vh = svd(input, full_matrices=not some)
     result = _TORCH_SVD(U, S, F.transpose(Vh, -1, -2))
     return result if out is None else _write_all(result, out, "svd")

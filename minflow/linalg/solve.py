@@ -245,7 +245,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     tensor([[1.0000],
             [1.0000]])
     """
-    from .decompositions import matrix_rank, qr, svdvals
+    from .decompositions import qr
     name = "torch.linalg.lstsq"
     check_matrix(name, A)
     check_same_dtype(name, A, B)
@@ -267,17 +267,24 @@ def lstsq(A, B, rcond=None, *, driver=None):
     else:           # A^T = QR: the min-norm X = Q R^-T B
         Q, R = qr(mT(A))
         X = F.matmul(Q, solve_triangular(mT(R), B2, upper=False))
-    empty = F.zeros(0, dtype=A.dtype, device=A.device)
-    residuals = empty
-    if driver != "gelsy" and m > n:
-        residuals = F.sum(F.pow(F.sub(F.matmul(A, X), B2), 2), -2)
-    rank = matrix_rank(A, rtol=rcond) if driver != "gels" else \
-        F.zeros(0, dtype=dtypes.int64, device=A.device)
-    values = svdvals(A) if driver in ("gelsd", "gelss") else empty
+    residuals, rank, values = _lstsq_extras(A, B2, X, rcond, driver)
     if vector:
         X = F.squeeze(X, -1)
         residuals = F.squeeze(residuals, -1) if residuals.numel() else residuals
     return _LSTSQ(X, residuals, rank, values)
+
+
+def _lstsq_extras(A, B, X, rcond, driver):
+    """residuals, rank and singular values, each empty where torch's driver gives none."""
+    from .decompositions import matrix_rank, svdvals
+    empty = F.zeros(0, dtype=A.dtype, device=A.device)
+    residuals = empty
+    if driver != "gelsy" and A.shape[-2] > A.shape[-1]:
+        residuals = F.sum(F.pow(F.sub(F.matmul(A, X), B), 2), -2)
+    rank = matrix_rank(A, rtol=rcond) if driver != "gels" else \
+        F.zeros(0, dtype=dtypes.int64, device=A.device)
+    values = svdvals(A) if driver in ("gelsd", "gelss") else empty
+    return residuals, rank, values
 
 
 _LSTSQ = return_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])

@@ -1,7 +1,7 @@
 """Matrix ops: diagonal (a view), diag, trace, addmm, inverse and det.
 
 ``diagonal_grad`` writes a diagonal into zeros: diagonal's backward, and diag of a
-vector. The norms of minflow.linalg are composites (minflow/linalg.py).
+vector. The norms of minflow.linalg are composites (minflow/linalg/norms.py).
 Kernels: kernels/generic/matrix.py; grad functions: autograd/grads/matrix.py.
 """
 import numbers

@@ -76,6 +76,7 @@ CASES = {
                  [normal(4, 3)]),
     "svdvals": (lambda t, a: t.linalg.svdvals(a), [normal(2, 3, 4)]),
     "svd/torch": (lambda t, a: (lambda u, s, v: (s, u * u, v * v))(*t.svd(a)), [normal(4, 3)]),
+    "svd/torch_no_uv": (lambda t, a: t.svd(a, compute_uv=False), [normal(2, 4, 3)]),
     "eigh": (eigh_invariants, [normal(2, 4, 4)]),
     "eigh/upper": (lambda t, a: eigh_invariants(t, a, "U"), [normal(3, 3)]),
     "eigvalsh": (lambda t, a: t.linalg.eigvalsh(a, UPLO="U"), [normal(2, 3, 3)]),
