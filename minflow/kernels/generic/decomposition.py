@@ -6,6 +6,8 @@ raise for the whole batch: ``_cholesky_or_nan`` factors the batch one matrix at 
 then, NaN for those that fail, and the orders of the failing minors are found one matrix
 at a time (on the error path only).
 """
+import numpy as np
+
 from ...core.device import linalg_raises
 from ...core.dispatch import LinAlgError
 from ..registry import register_kernel
@@ -56,8 +58,19 @@ def linalg_cholesky_ex(xp, A, upper, check_errors):
 @register_kernel("linalg_qr", ("cpu", "cuda"), LINALG)
 def linalg_qr(xp, A, mode):
     if mode == "r":
-        return xp.empty((0,), A.dtype), xp.linalg.qr(A, mode="r")
-    return tuple(xp.linalg.qr(A, mode=mode))   # numpy returns a named tuple
+        return xp.empty((0,), A.dtype), _qr(xp, A, "r")[0]
+    return _qr(xp, A, mode)
+
+
+def _qr(xp, A, mode):
+    """(Q, R), or (R,) for mode 'r', of a batch of matrices."""
+    if xp is np or A.ndim == 2:
+        out = xp.linalg.qr(A, mode=mode)
+        return (out,) if mode == "r" else tuple(out)    # numpy returns a named tuple
+    # NOTE: cupy's qr takes one matrix (before cupy 13): one factorization per matrix
+    flat = A.reshape((-1,) + A.shape[-2:])
+    parts = [_qr(xp, a, mode) for a in flat]
+    return tuple(xp.stack(p).reshape(A.shape[:-2] + p[0].shape) for p in zip(*parts))
 
 
 @register_kernel("linalg_svd", ("cpu", "cuda"), LINALG)
