@@ -203,27 +203,54 @@ def slogdet(A, *, out=None):
 
 
 def _tolerance(name, value, what):
-    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
-        raise TypeError(f"{name}: expected {what} to be a float or None, got "
+    """A float, a Tensor (one tolerance per matrix, broadcast over the batch) or None."""
+    if value is None or _is_tensor(value):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected {what} to be a float, a Tensor or None, got "
                         f"{type(value).__name__}")
-    return None if value is None else float(value)
+    return float(value)
+
+
+def _is_tensor(value):
+    return hasattr(value, "_data")
+
+
+def _cutoff(S, atol, rtol, shape):
+    """max(atol, rtol * max|S|) per matrix, shape (..., 1); rtol defaults to eps * max(m, n),
+    or to 0 where atol > 0, as torch."""
+    default = float(np.finfo(S.dtype.np).eps) * max(shape[-2:])
+    atol, rtol = (F.unsqueeze(F.cast(t, S.dtype), -1) if _is_tensor(t) else t
+                  for t in (atol, rtol))
+    if rtol is None:
+        rtol = default if atol is None else (
+            F.where(F.gt(atol, 0), 0.0, default) if _is_tensor(atol) else
+            (0.0 if atol > 0 else default))
+    top = F.amax(S, -1, keepdim=True) if S.shape[-1] else S
+    cut = F.mul(top, rtol)
+    return cut if atol is None else F.maximum(cut, atol if _is_tensor(atol) else
+                                             F.full_like(cut, atol))
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """pinv(A, *, atol=None, rtol=None, hermitian=False, out=None) -> Tensor
 
     The Moore-Penrose pseudo-inverse V diag(1/S) U^T, dropping singular values at or below
-    max(atol, rtol * S_max); rtol defaults to eps * max(m, n) (0 where only atol > 0 is
-    given). ``hermitian``: A is symmetric, read through eigh.
+    max(atol, rtol * S_max); rtol defaults to eps * max(m, n) (0 where atol > 0). ``atol``
+    and ``rtol`` are floats or tensors of tolerances per matrix. ``hermitian``: A is
+    symmetric, read through eigh.
 
     >>> minflow.linalg.pinv(minflow.tensor([[1.0, 0.0], [0.0, 0.0]])).tolist()
     [[1.0, 0.0], [0.0, 0.0]]
     """
     name = "linalg.pinv"
     (check_square if hermitian else check_matrix)(name, A)
-    attrs = {"atol": _tolerance(name, atol, "atol"), "rtol": _tolerance(name, rtol, "rtol"),
-             "hermitian": hermitian}
-    result = apply(PINV, (A,), attrs)
+    tolerances = [_tolerance(name, t, what) for t, what in ((atol, "atol"), (rtol, "rtol"))]
+    tolerances = [t if t is None or _is_tensor(t) else F.full((), t, dtype=A.dtype,
+                                                                 device=A.device)
+                  for t in tolerances]
+    tolerances = [F.cast(t, A.dtype) if t is not None else None for t in tolerances]
+    result = apply(PINV, (A, *tolerances), {"hermitian": hermitian})
     return result if out is None else _write(result, out, name)
 
 
@@ -244,12 +271,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
         S = F.abs(apply(EIGH, (A,), {"UPLO": "L", "compute_v": False})[0])
     else:
         S = apply(SVD, (A,), {"full_matrices": False, "compute_uv": False})[1]
-    if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else \
-            float(np.finfo(A.dtype.np).eps) * max(A.shape[-2:])
-    top = F.amax(S, -1, keepdim=True) if S.shape[-1] else S
-    tol = F.clamp(F.mul(top, rtol), min=atol or 0.0)
-    rank = F.sum(F.gt(S, tol), -1)
+    rank = F.sum(F.gt(S, _cutoff(S, atol, rtol, tuple(A.shape))), -1)
     return rank if out is None else _write(rank, out, name)
 
 

@@ -6,7 +6,8 @@ kernels/generic/decomposition.py (numpy.linalg / cupy.linalg); grad functions, w
 torch's formulas, in autograd/grads/decomposition.py.
 """
 from ..core import dtype as dtypes
-from .registry import Attr, define_op
+from .infer import broadcast_shapes
+from .registry import Attr, Input, define_op
 from .solve import OPAQUE, check_matrix, check_square
 
 _EMPTY = (0,)       # an output that was not asked for (Q of mode 'r', U / V without uv)
@@ -88,12 +89,18 @@ SLOGDET = define_op("linalg_slogdet", ["A"], ("sign", "logabsdet"), infer=_slogd
 def _pinv_infer(A, atol, rtol, hermitian):
     (check_square if hermitian else check_matrix)("linalg_pinv", A)
     batch, m, n = _shape(A)
+    for name, tol in (("atol", atol), ("rtol", rtol)):
+        if tol is not None:
+            try:
+                batch = broadcast_shapes(batch, tuple(tol.shape))
+            except RuntimeError:
+                raise RuntimeError(f"linalg_pinv: expected {name} to broadcast with A's batch "
+                                   f"shape {list(batch)}, got shape {list(tol.shape)}") from None
     return batch + (n, m), A.dtype
 
 
-PINV = define_op("linalg_pinv", ["A"], infer=_pinv_infer,
-                 attrs=[Attr("atol", "float", None, optional=True),
-                        Attr("rtol", "float", None, optional=True),
-                        Attr("hermitian", "bool", False)], traits=OPAQUE,
+PINV = define_op("linalg_pinv", ["A", Input("atol", optional=True),
+                                 Input("rtol", optional=True)],
+                 attrs=[Attr("hermitian", "bool", False)], infer=_pinv_infer, traits=OPAQUE,
                  doc="The pseudo-inverse V diag(1/S) U^T, singular values at or below "
-                     "max(atol, rtol * S_max) dropped.")
+                     "max(atol, rtol * S_max) dropped; tolerances per matrix (batch shape).")

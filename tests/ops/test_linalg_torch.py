@@ -167,6 +167,28 @@ def test_values_grads_dtypes_as_torch(name, dtype):
             np.testing.assert_allclose(g.numpy(), tg.numpy(), **TOL[dtype])
 
 
+@pytest.mark.parametrize("hermitian", [False, True])
+@pytest.mark.parametrize("kw", [{"atol": 0.5}, {"rtol": 0.3},
+                                {"atol": [0.1, 0.5, 2.0]}, {"rtol": [0.1, 0.5, 2.0]},
+                                {"atol": [0.1, 0.5, 2.0], "rtol": [0.0, 0.9, 0.1]}])
+def test_pinv_and_matrix_rank_tolerances_as_torch(kw, hermitian):
+    """Float or per-matrix tensor tolerances; the gradient of pinv where none is cut."""
+    a = normal(3, 3, 3) + 2 * np.eye(3)
+    a = a + a.transpose(0, 2, 1) if hermitian else a
+    results = []
+    for lib, as_tensor in ((minflow, minflow.tensor), (torch, torch.tensor)):
+        tols = {k: as_tensor(np.array(v)) if isinstance(v, list) else v for k, v in kw.items()}
+        leaf = as_tensor(a, requires_grad=True)
+        P = lib.linalg.pinv(leaf, hermitian=hermitian, **tols)
+        (P * as_tensor(np.arange(27.0).reshape(3, 3, 3))).sum().backward()
+        rank = lib.linalg.matrix_rank(as_tensor(a), hermitian=hermitian, **tols)
+        results.append((P.detach().numpy(), rank.tolist(), leaf.grad.numpy()))
+    (p, r, g), (tp, tr, tg) = results
+    np.testing.assert_allclose(p, tp, rtol=1e-9, atol=1e-12)
+    assert r == tr
+    np.testing.assert_allclose(g, tg, rtol=1e-7, atol=1e-9)
+
+
 def test_qr_r_has_no_gradient():
     for lib in (minflow, torch):
         a = (minflow.tensor if lib is minflow else torch.tensor)(normal(3, 3), requires_grad=True)

@@ -97,11 +97,7 @@ def linalg_slogdet(xp, A):
 @register_kernel("linalg_pinv", ("cpu", "cuda"), LINALG)
 def linalg_pinv(xp, A, atol, rtol, hermitian):
     """From the SVD (eigh if hermitian) with torch's default rtol = eps * max(m, n), which
-    is 0 where only atol is given."""
-    m, n = A.shape[-2:]
-    if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else \
-            float(xp.finfo(A.dtype).eps) * max(m, n)
+    is 0 where atol > 0."""
     if hermitian:
         S, U = xp.linalg.eigh(A)
         Vh = xp.swapaxes(U, -1, -2)
@@ -109,6 +105,12 @@ def linalg_pinv(xp, A, atol, rtol, hermitian):
         U, S, Vh = xp.linalg.svd(A, full_matrices=False)
     size = xp.abs(S)
     top = size.max(-1, keepdims=True) if S.shape[-1] else size
-    keep = size > xp.maximum(atol or 0.0, rtol * top)
+    default = float(xp.finfo(A.dtype).eps) * max(A.shape[-2:])
+    if rtol is None:
+        rtol = default if atol is None else xp.where(atol > 0, 0.0, default)
+    cut = xp.asarray(rtol)[..., None] * top
+    if atol is not None:
+        cut = xp.maximum(cut, atol[..., None])
+    keep = size > cut
     inv = xp.where(keep, 1 / xp.where(keep, S, 1), 0).astype(A.dtype)
     return xp.swapaxes(Vh, -1, -2) @ (inv[..., None] * xp.swapaxes(U, -1, -2))
