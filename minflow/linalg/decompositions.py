@@ -12,6 +12,7 @@ from ..core import dtype as dtypes
 from ..core.dispatch import LinAlgError, apply
 from ..core.functional import public
 from ..core.grad_mode import is_grad_enabled
+from ..core.inplace import write_out
 from ..core.namespace import F
 from ..ops.decomposition import CHOLESKY_EX, EIGH, PINV, QR, SLOGDET, SVD
 from ..ops.solve import check_matrix, check_square
@@ -34,6 +35,15 @@ def _needs_grad(A):
     return is_grad_enabled() and A.requires_grad
 
 
+def _write(result, out, name):
+    return result if out is None else write_out(result, out, name)
+
+
+def _write_all(results, outs, name):
+    """Each result into its ``out=`` tensor (``outs``: a tuple, as torch's)."""
+    return type(results)(*[_write(r, o, name) for r, o in zip(results, outs)])
+
+
 def cholesky(A, *, upper=False, out=None):
     """cholesky(A, *, upper=False, out=None) -> Tensor
 
@@ -47,11 +57,6 @@ def cholesky(A, *, upper=False, out=None):
     check_square("linalg.cholesky", A)
     L = apply(CHOLESKY_EX, (A,), {"upper": upper, "check_errors": True})[0]
     return _write(L, out, "linalg.cholesky")
-
-
-def _write(result, out, name):
-    from ..core.inplace import write_out
-    return result if out is None else write_out(result, out, name)
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
@@ -116,10 +121,6 @@ def qr(A, mode="reduced", *, out=None):
                            f"one of 'reduced' (default), 'r', or 'complete'")
     result = _QR(*apply(QR, (A,), {"mode": mode}))
     return result if out is None else _write_all(result, out, "linalg.qr")
-
-
-def _write_all(results, outs, name):
-    return type(results)(*[_write(r, o, name) for r, o in zip(results, outs)])
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
