@@ -389,6 +389,55 @@ SAME_AS_TORCH = [
      RuntimeError, "interpolate: got 3D input with mode 'bilinear';"),
 ]
 
+# minflow's class differs from torch's on purpose: an unsupported dtype is a TypeError (torch:
+# NotImplementedError), and a few calls that torch fails on by accident (IndexError,
+# AttributeError, ZeroDivisionError deep inside) get a checked error here.
+MINFLOW_ONLY = [
+    # torch: TypeError
+    (lambda t: t.lib.flip(t.x, 2),
+     IndexError, 'flip: Dimension out of range (expected to be in'),
+    # torch: NotImplementedError
+    (lambda t: t.lib.bernoulli(t.lib.tensor([1, 0])),
+     TypeError, 'bernoulli: expected input with dtype in [float16'),
+    # torch: NotImplementedError
+    (lambda t: t.lib.ones(2, dtype=t.lib.int64).uniform_(),
+     TypeError, 'uniform_: expected a floating point tensor, got'),
+    # torch: NotImplementedError
+    (lambda t: t.lib.ones(2, dtype=t.lib.int64).normal_(),
+     TypeError, 'normal_: expected a floating point tensor, got int64'),
+    # torch: ZeroDivisionError
+    (lambda t: t.F.group_norm(t.img, 0),
+     RuntimeError, 'group_norm: Expected number of channels in input to'),
+    # torch: NotImplementedError
+    (lambda t: t.F.group_norm(t.img.long(), 1),
+     TypeError, 'group_norm: expected a floating point input, got'),
+    # torch: ValueError
+    (lambda t: t.F.instance_norm(t.x),
+     RuntimeError, 'instance_norm: expected input of shape (N, C, L) or'),
+    # torch: NotImplementedError
+    (lambda t: t.F.instance_norm(t.img.long()),
+     TypeError, 'instance_norm: expected a floating point input, got'),
+    # torch: NotImplementedError
+    (lambda t: t.F.max_pool1d(t.seq.long(), 2),
+     TypeError, 'max_pool1d: expected a floating point input, got'),
+    # torch: NotImplementedError
+    (lambda t: t.F.adaptive_max_pool2d(t.img.long(), 2),
+     TypeError, 'adaptive_max_pool2d: expected a floating point input'),
+    # torch: IndexError
+    (lambda t: t.nn.LSTM(3, 4)(t.lib.ones(2, 2, 3), t.lib.ones(1, 2, 4)),
+     TypeError, 'LSTM: expected hx to be a tuple (h_0, c_0) of'),
+    # torch: IndexError
+    (lambda t: t.nn.LSTM(3, 4)(t.lib.ones(2, 2, 3), (t.lib.ones(1, 2, 4),)),
+     TypeError, 'LSTM: expected hx to be a tuple (h_0, c_0) of'),
+    # torch: AttributeError
+    (lambda t: t.nn.GRU(3, 4)(t.lib.ones(2, 2, 3), (t.lib.ones(1, 2, 4), t.lib.ones(1, 2, 4))),
+     TypeError, 'GRU: expected hx to be a tensor, got tuple'),
+    # torch: ZeroDivisionError
+    (lambda t: t.nn.GroupNorm(0, 3),
+     ValueError, 'GroupNorm: num_channels (3) must be divisible by'),
+]
+
+
 # minflow.linalg and the torch namespace's matrix functions
 SAME_AS_TORCH += [
     (lambda t: t.lib.linalg.solve(t.x, t.lib.ones(2)),
@@ -495,54 +544,6 @@ SAME_AS_TORCH += [
      RuntimeError, 'linalg.slogdet: A must be batches of square matrices, but they are 2 by'),
     (lambda t: t.lib.triangular_solve(t.lib.ones(2, 1), t.sq),
      RuntimeError, 'linalg.solve_triangular: Incompatible shapes of A and B for the equation'),
-]
-
-# minflow's class differs from torch's on purpose: an unsupported dtype is a TypeError (torch:
-# NotImplementedError), and a few calls that torch fails on by accident (IndexError,
-# AttributeError, ZeroDivisionError deep inside) get a checked error here.
-MINFLOW_ONLY = [
-    # torch: TypeError
-    (lambda t: t.lib.flip(t.x, 2),
-     IndexError, 'flip: Dimension out of range (expected to be in'),
-    # torch: NotImplementedError
-    (lambda t: t.lib.bernoulli(t.lib.tensor([1, 0])),
-     TypeError, 'bernoulli: expected input with dtype in [float16'),
-    # torch: NotImplementedError
-    (lambda t: t.lib.ones(2, dtype=t.lib.int64).uniform_(),
-     TypeError, 'uniform_: expected a floating point tensor, got'),
-    # torch: NotImplementedError
-    (lambda t: t.lib.ones(2, dtype=t.lib.int64).normal_(),
-     TypeError, 'normal_: expected a floating point tensor, got int64'),
-    # torch: ZeroDivisionError
-    (lambda t: t.F.group_norm(t.img, 0),
-     RuntimeError, 'group_norm: Expected number of channels in input to'),
-    # torch: NotImplementedError
-    (lambda t: t.F.group_norm(t.img.long(), 1),
-     TypeError, 'group_norm: expected a floating point input, got'),
-    # torch: ValueError
-    (lambda t: t.F.instance_norm(t.x),
-     RuntimeError, 'instance_norm: expected input of shape (N, C, L) or'),
-    # torch: NotImplementedError
-    (lambda t: t.F.instance_norm(t.img.long()),
-     TypeError, 'instance_norm: expected a floating point input, got'),
-    # torch: NotImplementedError
-    (lambda t: t.F.max_pool1d(t.seq.long(), 2),
-     TypeError, 'max_pool1d: expected a floating point input, got'),
-    # torch: NotImplementedError
-    (lambda t: t.F.adaptive_max_pool2d(t.img.long(), 2),
-     TypeError, 'adaptive_max_pool2d: expected a floating point input'),
-    # torch: IndexError
-    (lambda t: t.nn.LSTM(3, 4)(t.lib.ones(2, 2, 3), t.lib.ones(1, 2, 4)),
-     TypeError, 'LSTM: expected hx to be a tuple (h_0, c_0) of'),
-    # torch: IndexError
-    (lambda t: t.nn.LSTM(3, 4)(t.lib.ones(2, 2, 3), (t.lib.ones(1, 2, 4),)),
-     TypeError, 'LSTM: expected hx to be a tuple (h_0, c_0) of'),
-    # torch: AttributeError
-    (lambda t: t.nn.GRU(3, 4)(t.lib.ones(2, 2, 3), (t.lib.ones(1, 2, 4), t.lib.ones(1, 2, 4))),
-     TypeError, 'GRU: expected hx to be a tensor, got tuple'),
-    # torch: ZeroDivisionError
-    (lambda t: t.nn.GroupNorm(0, 3),
-     ValueError, 'GroupNorm: num_channels (3) must be divisible by'),
 ]
 
 
