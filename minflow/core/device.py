@@ -3,6 +3,8 @@
 This is the only module that imports cupy, and only when a cuda device is first used,
 so minflow imports and runs fully without cupy or a GPU.
 """
+import contextlib
+
 import numpy as np
 
 __all__ = ["Device", "device", "array_module", "cuda_is_available", "MetaArray"]
@@ -134,6 +136,15 @@ def array_module(dev_type):
 def cuda_context(dev):
     """A context manager that makes ``dev`` the current GPU (cupy's Device)."""
     return _import_cupy(str(dev)).cuda.Device(dev.index or 0)
+
+
+def linalg_raises(xp):
+    """A context in which xp.linalg raises LinAlgError on singular / non-positive-definite
+    input: numpy always does; cupy returns garbage unless cupyx.errstate says otherwise."""
+    if xp is np:
+        return contextlib.nullcontext()
+    import cupyx
+    return cupyx.errstate(linalg="raise")
 
 
 def to_numpy(array):

@@ -21,7 +21,7 @@ from .grad_mode import state as grad_state
 from .tensor import Tensor
 
 __all__ = ["apply", "run_into", "Interpreter", "EagerInterpreter", "set_interpreter", "current_interpreter",
-           "OpError"]
+           "OpError", "LinAlgError"]
 
 # NOTE: torch never warns for x / 0, log(0) or overflow; numpy does, attributed to the
 # Python frame that called the ufunc. np.errstate around each kernel would cost 0.2-0.9 us
@@ -38,6 +38,18 @@ _ERRORS = (ValueError, TypeError, IndexError, RuntimeError)
 
 class OpError(RuntimeError):
     """Raised for bad input to an op: names the op and what was expected vs got."""
+
+
+class LinAlgError(RuntimeError):
+    """A linear algebra kernel met a matrix it cannot handle (singular, not positive-definite,
+    no convergence), as torch.linalg.LinAlgError; a RuntimeError, as torch's.
+
+    >>> try:
+    ...     minflow.linalg.cholesky(-minflow.eye(2))
+    ... except minflow.linalg.LinAlgError as err:
+    ...     print(str(err)[:60])
+    linalg.cholesky: The factorization could not be completed be
+    """
 
 
 def apply(op, inputs, attrs):

@@ -10,7 +10,8 @@ FAMILIES = ("copy", "creation", "elementwise", "reduce", "shape", "join", "index
             "linalg", "activation", "conv", "nn", "loss", "optim", "special", "sorting",
             "sampling", "matrix", "fused", "rearrange", "optim_adam", "unary_math", "binary_math",
             "scan", "reduce_composite", "gamma", "broadcast", "calculus", "statistics",
-            "index_update", "search", "construct")
+            "index_update", "search", "construct",
+            "solve", "decomposition", "products")
 
 
 def _load_families():

@@ -1,7 +1,7 @@
 """Matrix ops: diagonal (a view), diag, trace, addmm, inverse and det.
 
 ``diagonal_grad`` writes a diagonal into zeros: diagonal's backward, and diag of a
-vector. The norms of minflow.linalg are composites (minflow/linalg.py).
+vector. The norms of minflow.linalg are composites (minflow/linalg/norms.py).
 Kernels: kernels/generic/matrix.py; grad functions: autograd/grads/matrix.py.
 """
 import numbers
@@ -167,7 +167,7 @@ DET = define_op("det", ["input"], infer=lambda input: _square_infer(input, True)
 def inverse(input):
     """inverse(input) -> Tensor, the inverse of each square matrix in the last two dims.
 
-    A singular matrix raises on cpu (cupy returns inf / nan instead).
+    A singular matrix raises LinAlgError, naming the batch element.
 
     >>> minflow.inverse(minflow.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.25]]

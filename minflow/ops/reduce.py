@@ -513,6 +513,10 @@ def _vector_norm(x, p, dims, keepdim):
         return F.sum(F.where(F.isnan(x), 1.0, F.sign(F.abs(x))), dims, keepdim=keepdim)
     if p == 1:
         return F.sum(F.abs(x), dims, keepdim=keepdim)
-    if p == 2:
-        return F.sqrt(F.sum(F.mul(x, x), dims, keepdim=keepdim))
-    return F.pow(F.sum(F.pow(F.abs(x), p), dims, keepdim=keepdim), 1.0 / p)
+    total = F.sum(F.mul(x, x) if p == 2 else F.pow(F.abs(x), p), dims, keepdim=keepdim)
+    # NOTE: the root of a zero sum has an infinite derivative (0 * inf = NaN in backward);
+    # torch's norm gives a zero gradient there, so the root skips zero sums
+    zero = F.eq(total, 0)
+    safe = F.where(zero, 1.0, total)
+    root = F.sqrt(safe) if p == 2 else F.pow(safe, 1.0 / p)
+    return F.where(zero, 0.0, root)

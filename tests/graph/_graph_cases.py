@@ -459,3 +459,72 @@ def _setitem(x, v):
     y[1] = v
     y[:, 0] = 2.0
     return y
+
+
+def _spd(a):
+    return a @ a.mT + minflow.eye(a.shape[-1], dtype=F64)
+
+
+def _well(a):
+    return a + 3 * minflow.eye(a.shape[-1], dtype=F64)
+
+
+# minflow.linalg's ops (tests/ops/test_linalg_ops.py): invariant outputs where the sign of
+# a factor's vectors is implementation-defined
+CASES.update({
+    "linalg_solve": (lambda a, b: minflow.linalg.solve(_well(a), b), [Leaf(2, 3, 3),
+                                                                       Leaf(2, 3, 2)]),
+    "linalg_solve/vector_left_false": (
+        lambda a, b: minflow.linalg.solve(_well(a), b, left=False), [Leaf(3, 3), Leaf(3)]),
+    "linalg_solve_triangular": (
+        lambda a, b: minflow.linalg.solve_triangular(_well(a), b, upper=True),
+        [Leaf(2, 3, 3), Leaf(3, 2)]),
+    "linalg_solve_triangular/right_unit": (
+        lambda a, b: minflow.linalg.solve_triangular(a, b, upper=False, left=False,
+                                                     unitriangular=True),
+        [Leaf(3, 3), Leaf(2, 3)]),
+    "linalg_cholesky_ex": (lambda a: minflow.linalg.cholesky(_spd(a)), [Leaf(2, 3, 3)]),
+    "linalg_cholesky_ex/upper": (lambda a: minflow.linalg.cholesky(_spd(a), upper=True),
+                                 [Leaf(3, 3)]),
+    "linalg_qr": (lambda a: minflow.linalg.qr(a), [Leaf(2, 4, 3)]),
+    "linalg_qr/wide": (lambda a: minflow.linalg.qr(a), [Leaf(3, 5)]),
+    "linalg_svd": (lambda a: minflow.linalg.svd(a, full_matrices=False), [Leaf(2, 4, 3)]),
+    "linalg_svd/svdvals": (minflow.linalg.svdvals, [Leaf(3, 5)]),
+    "linalg_eigh": (lambda a: minflow.linalg.eigh(a + a.mT), [Leaf(2, 3, 3)]),
+    "linalg_slogdet": (lambda a: minflow.linalg.slogdet(_well(a)).logabsdet, [Leaf(2, 3, 3)]),
+    "linalg_pinv": (minflow.linalg.pinv, [Leaf(2, 4, 3)]),
+    "linalg_pinv/hermitian": (lambda a: minflow.linalg.pinv(a + a.mT, hermitian=True),
+                              [Leaf(3, 3)]),
+    "linalg_matrix_exp": (minflow.linalg.matrix_exp, [Leaf(2, 3, 3, low=-1.0, high=1.0)]),
+    "composite/lstsq": (lambda a, b: minflow.linalg.lstsq(a, b).solution,
+                        [Leaf(5, 3), Leaf(5, 2)]),
+    "composite/matrix_power": (lambda a: minflow.linalg.matrix_power(_well(a), -2),
+                               [Leaf(3, 3)]),
+    "composite/multi_dot": (lambda a, b, c: minflow.linalg.multi_dot([a, b, c]),
+                            [Leaf(3), Leaf(3, 4), Leaf(4, 2)]),
+    "composite/cross": (lambda a, b: minflow.linalg.cross(a, b), [Leaf(2, 3), Leaf(1, 3)]),
+})
+
+# the torch namespace's products and distances (minflow/ops/products.py) and the torch
+# versions of the factorizations
+CASES.update({
+    "composite/kron": (minflow.kron, [Leaf(2, 3), Leaf(2, 2)]),
+    "composite/tensordot": (lambda a, b: minflow.tensordot(a, b, dims=([0, 2], [2, 0])),
+                            [Leaf(2, 3, 4), Leaf(4, 5, 2)]),
+    "composite/inner_vdot": (lambda a, b: (minflow.inner(a, b), minflow.vdot(a[0], b[1])),
+                             [Leaf(2, 3), Leaf(4, 3)]),
+    "composite/dist_cdist": (lambda a, b: (minflow.dist(a, b[:2], 3), minflow.cdist(a, b)),
+                             [Leaf(2, 3), Leaf(4, 3)]),
+    "composite/addmv_addr": (lambda x, m, v: (minflow.addmv(x, m, v, beta=0.5),
+                                              minflow.addr(m, x, v, alpha=2)),
+                             [Leaf(3), Leaf(3, 4), Leaf(4)]),
+    "composite/baddbmm_addbmm": (lambda x, a, b: (minflow.baddbmm(x, a, b, beta=2),
+                                                  minflow.addbmm(x, a, b, alpha=0.5)),
+                                 [Leaf(3, 5), Leaf(2, 3, 4), Leaf(2, 4, 5)]),
+    "composite/torch_svd_slogdet": (
+        lambda a: (minflow.svd(a).S, minflow.logdet(_spd(a)), minflow.pinverse(a)),
+        [Leaf(3, 3)]),
+    "composite/linalg_norms_cond": (
+        lambda a: (minflow.linalg.matrix_norm(a, "nuc"), minflow.linalg.cond(a),
+                   minflow.linalg.matrix_norm(a, -2)), [Leaf(2, 3, 3)]),
+})

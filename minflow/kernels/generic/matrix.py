@@ -1,4 +1,6 @@
 """Kernels of the matrix ops, written once against the array module (numpy or cupy)."""
+from ...core.device import linalg_raises
+from ...core.dispatch import LinAlgError
 from ...core.dtype import ALL, float32, float64
 from ..registry import register_kernel
 
@@ -32,10 +34,13 @@ def diagonal_grad(xp, grad_out, input_size, offset, dim1, dim2):
 @register_kernel("inverse", ("cpu", "cuda"), LINALG)
 def inverse(xp, x):
     try:
-        return xp.linalg.inv(x)
-    except xp.linalg.LinAlgError as err:
-        raise RuntimeError(f"linalg.inv: the input matrix is singular ({err}), so it has no "
-                           f"inverse") from None
+        with linalg_raises(xp):
+            return xp.linalg.inv(x)
+    except xp.linalg.LinAlgError:
+        from .solve import batch_prefix, singular
+        where = batch_prefix(xp, singular(xp, x), x.shape[:-2])
+        raise LinAlgError(f"linalg.inv: {where}The input matrix is singular, so the inversion "
+                          f"could not be completed.") from None
 
 
 @register_kernel("det", ("cpu", "cuda"), LINALG)

@@ -5,10 +5,10 @@ ops (minflow/ops/matrix.py).
 """
 import math
 
-from .core import dtype as dtypes
-from .core.namespace import F
-from .ops.infer import normalize_dims
-from .ops.reduce import _vector_norm
+from ..core import dtype as dtypes
+from ..core.namespace import F
+from ..ops.infer import normalize_dims
+from ..ops.reduce import _vector_norm
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "det"]
 
@@ -42,8 +42,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None) -> Tensor
 
     The norm of each matrix in the ``dim`` planes: 'fro' (sqrt of the sum of squares),
-    1 / -1 (max / min absolute column sum) or inf / -inf (max / min absolute row sum).
-    'nuc', 2 and -2 need singular values and are not supported.
+    1 / -1 (max / min absolute column sum), inf / -inf (max / min absolute row sum),
+    'nuc' (sum of the singular values), 2 / -2 (largest / smallest singular value).
 
     >>> minflow.linalg.matrix_norm(minflow.tensor([[1.0, -2.0], [3.0, 4.0]]), 1).item()
     6.0
@@ -66,10 +66,23 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         out = (F.amax if ord > 0 else F.amin)(sums, other, keepdim=True)
         if not keepdim:
             out = F.squeeze(F.squeeze(out, max(rows, cols)), min(rows, cols))
+    elif ord in ("nuc", 2, -2) and not isinstance(ord, bool):
+        out = _singular_value_norm(A, ord, rows, cols, keepdim)
     else:
-        raise RuntimeError(f"linalg.matrix_norm: expected ord in ['fro', 1, -1, inf, -inf], "
-                           f"got {ord!r} ('nuc', 2 and -2 are not supported)")
+        raise RuntimeError(f"linalg.matrix_norm: expected ord in ['fro', 'nuc', 1, -1, 2, -2, "
+                           f"inf, -inf], got {ord!r}")
     return F.cast(out, out_dtype)
+
+
+def _singular_value_norm(A, ord, rows, cols, keepdim):
+    """'nuc', 2 or -2: from the singular values of the (rows, cols) planes."""
+    from .decompositions import svdvals
+    S = svdvals(F.movedim(A, (rows, cols), (-2, -1)))
+    out = F.sum(S, -1) if ord == "nuc" else (F.amax if ord == 2 else F.amin)(S, -1)
+    if keepdim:
+        for d in sorted((rows, cols)):
+            out = F.unsqueeze(out, d)
+    return out
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
