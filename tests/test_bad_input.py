@@ -387,12 +387,38 @@ SAME_AS_TORCH = [
      RuntimeError, "interpolate: got 1D input with mode 'nearest';"),
     (lambda t: t.nn.Upsample(scale_factor=2, mode="bilinear")(t.seq),
      RuntimeError, "interpolate: got 3D input with mode 'bilinear';"),
+    (lambda t: t.F.celu(t.x, 0.0),
+     RuntimeError, 'celu: alpha cannot be 0'),
+    (lambda t: t.F.softshrink(t.x, -1.0),
+     RuntimeError, 'softshrink: lambd must be >= 0, got -1.0'),
+    (lambda t: t.F.rrelu(t.x, 0.5, 0.1),
+     RuntimeError, 'rrelu: lower bound should be less than or equal to the upper bound'),
+    (lambda t: t.nn.Softmax2d()(t.x),
+     ValueError, 'Softmax2d: expected input to be 3D or 4D, got 2D instead'),
 ]
 
 # minflow's class differs from torch's on purpose: an unsupported dtype is a TypeError (torch:
 # NotImplementedError), and a few calls that torch fails on by accident (IndexError,
 # AttributeError, ZeroDivisionError deep inside) get a checked error here.
 MINFLOW_ONLY = [
+    # torch: NotImplementedError
+    (lambda t: t.F.selu(t.i),
+     TypeError, 'selu: expected input with dtype in [float16, float32, float64], got int64'),
+    # torch: NotImplementedError
+    (lambda t: t.F.celu(t.i),
+     TypeError, 'celu: expected input with dtype in [float16'),
+    # torch: NotImplementedError
+    (lambda t: t.F.softshrink(t.i),
+     TypeError, 'softshrink: expected input with dtype in [float16'),
+    # torch: NotImplementedError
+    (lambda t: t.F.hardshrink(t.i),
+     TypeError, 'hardshrink: expected input with dtype in [float16'),
+    # torch: NotImplementedError
+    (lambda t: t.F.rrelu(t.i),
+     TypeError, 'rrelu: expected input with dtype in [float16'),
+    # torch: NotImplementedError
+    (lambda t: t.F.threshold(t.i > 1, 0, 1),
+     TypeError, 'threshold: expected a numeric input, got bool'),
     # torch: TypeError
     (lambda t: t.lib.flip(t.x, 2),
      IndexError, 'flip: Dimension out of range (expected to be in'),

@@ -1,5 +1,6 @@
 """minflow.nn.functional: activations, layers as functions, losses (PyTorch's names)."""
 from ..ops.activation import *  # noqa: F401,F403
+from ..ops.activation_extra import *  # noqa: F401,F403
 from ..ops.linalg import *  # noqa: F401,F403
 from ..ops.conv import *  # noqa: F401,F403
 from ..ops.nn import *  # noqa: F401,F403

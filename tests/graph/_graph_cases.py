@@ -262,6 +262,13 @@ CASES.update({
         [Leaf(2, 3, 4, 4), Leaf(3, 2, 3, 3), Leaf(2)]),
     "composite/adaptive_max_pool2d": (lambda x: nnF.adaptive_max_pool2d(x, (2, 3)),
                                       [Leaf(2, 3, 5, 5)]),
+    "composite/selu": (nnF.selu, [Leaf(3, 4)]),
+    "composite/celu": (lambda x: nnF.celu(x, 0.6), [Leaf(3, 4)]),
+    "composite/softmin": (lambda x: nnF.softmin(x, 1), [Leaf(3, 4)]),
+    "composite/shrinks": (lambda x: nnF.softshrink(x, 0.3) + nnF.hardshrink(x, 0.4)
+                          + nnF.tanhshrink(x), [Leaf(3, 4)]),
+    "composite/threshold": (lambda x: nnF.threshold(x, 0.1, 2.0), [Leaf(3, 4)]),
+    "composite/rrelu_eval": (lambda x: nnF.rrelu(x, 0.2, 0.3), [Leaf(3, 4)]),
     "composite/lstm": (lambda x, h, c, w, u: minflow.nn.modules.rnn._lstm_step(
         nnF.linear(x, w), h, c, u, None), [Leaf(2, 3), Leaf(2, 4), Leaf(2, 4), Leaf(16, 3),
                                           Leaf(16, 4)]),

@@ -15,7 +15,8 @@ from test_special import UNARY as SPECIAL
 
 # composites, and public functions that are not their op's own (no kernels to declare
 # dtypes from): forward runs in the float dtypes only
-COMPOSITES = {"elu", "gelu_tanh", "silu", "softplus", "hardtanh"}
+COMPOSITES = {"elu", "gelu_tanh", "silu", "softplus", "hardtanh", "selu", "celu", "softshrink",
+              "hardshrink", "tanhshrink", "threshold", "rrelu_eval", "softmin"}
 TOL = {"float16": (3e-3, 3e-3), "float32": (1e-6, 1e-6), "float64": (1e-10, 1e-12)}
 
 

@@ -16,6 +16,8 @@ from .flatten import Flatten, Unflatten
 from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softmax,
                          LogSoftmax, Softplus, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish,
                          LogSigmoid, Softsign, PReLU, GLU)
+from .activation_extra import (SELU, CELU, Softmin, Softmax2d, Softshrink, Hardshrink,
+                               Tanhshrink, Threshold, RReLU)
 from .attention import MultiheadAttention
 from .transformer import (TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
                           TransformerDecoder, Transformer)
@@ -44,4 +46,6 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "TransformerDecoder", "Transformer", "ReflectionPad1d", "ReflectionPad2d",
            "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "PReLU",
            "GLU", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "HingeEmbeddingLoss",
-           "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss"]
+           "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "SELU",
+           "CELU", "Softmin", "Softmax2d", "Softshrink", "Hardshrink", "Tanhshrink",
+           "Threshold", "RReLU"]
