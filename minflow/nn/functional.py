@@ -3,6 +3,8 @@ from ..ops.activation import *  # noqa: F401,F403
 from ..ops.activation_extra import *  # noqa: F401,F403
 from ..ops.linalg import *  # noqa: F401,F403
 from ..ops.conv import *  # noqa: F401,F403
+from ..ops.fold import *  # noqa: F401,F403
+from ..ops.shuffle import *  # noqa: F401,F403
 from ..ops.nn import *  # noqa: F401,F403
 from ..ops.loss import *  # noqa: F401,F403
 from ..ops.join import *  # noqa

@@ -269,6 +269,13 @@ CASES.update({
                           + nnF.tanhshrink(x), [Leaf(3, 4)]),
     "composite/threshold": (lambda x: nnF.threshold(x, 0.1, 2.0), [Leaf(3, 4)]),
     "composite/rrelu_eval": (lambda x: nnF.rrelu(x, 0.2, 0.3), [Leaf(3, 4)]),
+    "im2col": (lambda x: nnF.unfold(x, (2, 3), dilation=(2, 1), padding=1, stride=(1, 2)),
+               [Leaf(2, 3, 5, 6)]),
+    "col2im": (lambda x: nnF.fold(x, (4, 5), 2, padding=(1, 0)), [Leaf(2, 8, 20)]),
+    "composite/rms_norm": (lambda x, w: nnF.rms_norm(x, (3, 4), w), [Leaf(2, 3, 4),
+                                                                     Leaf(3, 4)]),
+    "composite/shuffles": (lambda x: nnF.channel_shuffle(nnF.pixel_unshuffle(
+        nnF.pixel_shuffle(x, 2), 2), 2), [Leaf(2, 8, 3, 2)]),
     "composite/lstm": (lambda x, h, c, w, u: minflow.nn.modules.rnn._lstm_step(
         nnF.linear(x, w), h, c, u, None), [Leaf(2, 3), Leaf(2, 4), Leaf(2, 4), Leaf(16, 3),
                                           Leaf(16, 4)]),

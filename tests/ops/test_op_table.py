@@ -1,5 +1,5 @@
-"""The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py and
-test_special.py, run through minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
+"""The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py,
+test_nn_layers.py and test_special.py, run through minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
 import numpy as np
@@ -11,6 +11,7 @@ from test_activation import REFERENCES, X
 from test_elementwise import BINARY, FLOATS, GRAD_OPS, UNARY, anywhere, grad_op, sample
 from test_nn_extra import DOUBLE_BACKWARD, away_from_kinks
 from test_nn_extra import REFERENCES as NN_REFERENCES
+from test_nn_layers import REFERENCES as LAYER_REFERENCES
 from test_special import UNARY as SPECIAL
 
 # composites, and public functions that are not their op's own (no kernels to declare
@@ -71,6 +72,13 @@ def test_nn_table(name, device):
              devices=[device], gradgrad=name in DOUBLE_BACKWARD,
              tol={"float32": (1e-4, 1e-4), "float64": (1e-9, 1e-12)},
              check_dtype=name not in FLOAT64_REFERENCES)
+
+
+@pytest.mark.parametrize("name", sorted(LAYER_REFERENCES))
+def test_nn_layer_table(name, device):
+    fn, ref, inputs = LAYER_REFERENCES[name]
+    check_op(fn, [Sample(*inputs)], ref, dtypes=["float16", "float32", "float64"],
+             devices=[device], tol={**TOL, "float32": (1e-5, 1e-6)})
 
 
 @pytest.mark.parametrize("name", sorted(n for n, case in SPECIAL.items() if case[1] is not None))

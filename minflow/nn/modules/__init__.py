@@ -6,7 +6,7 @@ from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .pooling import (MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, MaxPool1d,
                       AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d)
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .normalization import LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d
+from .normalization import LayerNorm, RMSNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d
 from .padding import (ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, ReflectionPad1d,
                       ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, CircularPad1d,
                       CircularPad2d)
@@ -18,6 +18,8 @@ from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softma
                          LogSigmoid, Softsign, PReLU, GLU)
 from .activation_extra import (SELU, CELU, Softmin, Softmax2d, Softshrink, Hardshrink,
                                Tanhshrink, Threshold, RReLU)
+from .fold import Fold, Unfold
+from .shuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle
 from .attention import MultiheadAttention
 from .transformer import (TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
                           TransformerDecoder, Transformer)
@@ -48,4 +50,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "GLU", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "HingeEmbeddingLoss",
            "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "SELU",
            "CELU", "Softmin", "Softmax2d", "Softshrink", "Hardshrink", "Tanhshrink",
-           "Threshold", "RReLU"]
+           "Threshold", "RReLU", "RMSNorm", "Fold", "Unfold", "PixelShuffle",
+           "PixelUnshuffle", "ChannelShuffle"]

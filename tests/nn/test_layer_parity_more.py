@@ -1,0 +1,64 @@
+"""RMSNorm, Fold/Unfold and the shuffle layers against torch.nn: torch's weights copied in,
+outputs, input and parameter grads compared; state_dict keys and shapes, repr and default
+init."""
+import numpy as np
+import pytest
+
+import minflow
+
+torch = pytest.importorskip("torch")
+
+from test_nn_torch_parity import Case, assert_close, build_torch, run, same_repr  # noqa: E402
+
+rng = np.random.RandomState(11)
+IMG = rng.randn(2, 4, 5, 6)
+
+CASES = {
+    "rmsnorm": Case(lambda L: L.nn.RMSNorm(6), [IMG]),
+    "rmsnorm_2d_eps": Case(lambda L: L.nn.RMSNorm([5, 6], eps=1e-3), [IMG]),
+    "rmsnorm_plain": Case(lambda L: L.nn.RMSNorm((6,), elementwise_affine=False), [IMG]),
+    "unfold": Case(lambda L: L.nn.Unfold((2, 3), dilation=(1, 2), padding=1, stride=2), [IMG]),
+    "fold": Case(lambda L: L.nn.Fold((4, 5), (2, 2), padding=(0, 1)), [rng.randn(2, 12, 18)]),
+    "pixel_shuffle": Case(lambda L: L.nn.PixelShuffle(2), [IMG]),
+    "pixel_unshuffle": Case(lambda L: L.nn.PixelUnshuffle(2), [rng.randn(2, 3, 4, 6)]),
+    "channel_shuffle": Case(lambda L: L.nn.ChannelShuffle(2), [IMG]),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_layer_matches_torch(name):
+    case = CASES[name]
+    torch_mod = build_torch(case.build).double()
+    with torch.no_grad():                  # weights other than the init's ones
+        for p in torch_mod.parameters():
+            p.copy_(torch.tensor(rng.randn(*p.shape)))
+    state = {k: v.detach().numpy().copy() for k, v in torch_mod.state_dict().items()}
+    ours = run(minflow, case, state)
+
+    def build_again(L):
+        return torch_mod if L is torch else case.build(L)
+    theirs = run(torch, Case(build_again, case.inputs, case.kwargs, case.train,
+                             case.grad_idx, case.warmup, case.same_input))
+    assert_close(ours, theirs, 1e-10, name)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_state_dict_repr_and_init_match_torch(name):
+    build = CASES[name].build
+    ours, theirs = build(minflow), build_torch(build)
+    assert [(k, tuple(v.shape)) for k, v in ours.state_dict().items()] == \
+        [(k, tuple(v.shape)) for k, v in theirs.state_dict().items()]
+    same_repr(repr(ours), repr(theirs))
+    for (key, mine), other in zip(ours.state_dict().items(), theirs.state_dict().values()):
+        np.testing.assert_array_equal(mine.numpy(), other.numpy(), err_msg=key)  # ones
+        assert mine.dtype is minflow.float32
+
+
+def test_rmsnorm_factory_kwargs_and_reset():
+    norm = minflow.nn.RMSNorm(3, dtype=minflow.float64)
+    assert norm.weight.dtype is minflow.float64 and norm.weight.requires_grad
+    with minflow.no_grad():
+        norm.weight.mul_(3.0)
+    norm.reset_parameters()
+    assert norm.weight.tolist() == [1.0, 1.0, 1.0]
+    assert not hasattr(minflow.nn.RMSNorm(3), "bias")
