@@ -413,6 +413,16 @@ SAME_AS_TORCH = [
      RuntimeError, 'pixel_unshuffle expects height to be divisible by downscale_factor'),
     (lambda t: t.nn.ChannelShuffle(3)(t.img),
      RuntimeError, 'channel_shuffle: Number of channels must be divisible by groups. Got 2'),
+    (lambda t: t.F.gaussian_nll_loss(t.x, t.x, -t.x),
+     ValueError, 'gaussian_nll_loss: var has negative entry/entries'),
+    (lambda t: t.nn.GaussianNLLLoss()(t.x, t.x, t.lib.ones(3)),
+     ValueError, 'gaussian_nll_loss: var is of incorrect size'),
+    (lambda t: t.F.multi_margin_loss(t.x, t.lib.tensor([0, 3])),
+     RuntimeError, 'multi_margin_loss: target out of range'),
+    (lambda t: t.nn.MultiMarginLoss(p=3),
+     ValueError, 'MultiMarginLoss: only p == 1 and p == 2 supported, got p=3'),
+    (lambda t: t.F.multilabel_margin_loss(t.x, t.lib.tensor([0, 1])),
+     RuntimeError, 'multilabel_margin_loss: inconsistent target size: [2] for input of size'),
 ]
 
 # minflow's class differs from torch's on purpose: an unsupported dtype is a TypeError (torch:

@@ -276,6 +276,15 @@ CASES.update({
                                                                      Leaf(3, 4)]),
     "composite/shuffles": (lambda x: nnF.channel_shuffle(nnF.pixel_unshuffle(
         nnF.pixel_shuffle(x, 2), 2), 2), [Leaf(2, 8, 3, 2)]),
+    "composite/gaussian_nll_loss": (lambda x, y, v: nnF.gaussian_nll_loss(x, y, v, full=True),
+                                    [Leaf(3, 4), Leaf(3, 4), Leaf(3, 1, **POS)]),
+    "composite/poisson_nll_loss": (lambda x, y: nnF.poisson_nll_loss(x, y, full=True),
+                                   [Leaf(3, 4), Leaf(3, 4, low=0.0, high=4.0)]),
+    "composite/multi_margin_loss": (lambda x, t: nnF.multi_margin_loss(x, t, p=2),
+                                    [Leaf(3, 4), Ints(4, 3)]),
+    "composite/multilabel_margin_loss": (
+        lambda x: nnF.multilabel_margin_loss(x, minflow.tensor([[2, 0, -1, 1], [3, -1, 0, 0],
+                                                                [0, 1, 2, 3]])), [Leaf(3, 4)]),
     "composite/lstm": (lambda x, h, c, w, u: minflow.nn.modules.rnn._lstm_step(
         nnF.linear(x, w), h, c, u, None), [Leaf(2, 3), Leaf(2, 4), Leaf(2, 4), Leaf(16, 3),
                                           Leaf(16, 4)]),

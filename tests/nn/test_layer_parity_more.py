@@ -1,4 +1,4 @@
-"""RMSNorm, Fold/Unfold and the shuffle layers against torch.nn: torch's weights copied in,
+"""RMSNorm, Fold/Unfold, the shuffle layers and the newer losses against torch.nn: torch's weights copied in,
 outputs, input and parameter grads compared; state_dict keys and shapes, repr and default
 init."""
 import numpy as np
@@ -22,6 +22,17 @@ CASES = {
     "pixel_shuffle": Case(lambda L: L.nn.PixelShuffle(2), [IMG]),
     "pixel_unshuffle": Case(lambda L: L.nn.PixelUnshuffle(2), [rng.randn(2, 3, 4, 6)]),
     "channel_shuffle": Case(lambda L: L.nn.ChannelShuffle(2), [IMG]),
+    "gaussian_nll": Case(lambda L: L.nn.GaussianNLLLoss(full=True, eps=0.1),
+                         [IMG, IMG * 0.5, np.abs(IMG[..., :1])], grad_idx=(0, 1, 2)),
+    "poisson_nll": Case(lambda L: L.nn.PoissonNLLLoss(reduction="sum"), [IMG, np.abs(IMG)]),
+    "poisson_nll_rates": Case(lambda L: L.nn.PoissonNLLLoss(False, eps=1e-3),
+                              [np.abs(IMG), np.round(np.abs(IMG))], grad_idx=(0, 1)),
+    "multi_margin": Case(lambda L: L.nn.MultiMarginLoss(p=2, margin=0.5), [
+        IMG[:, 0, 0], np.array([5, 0])]),
+    "multi_margin_weight": Case(lambda L: L.nn.MultiMarginLoss(
+        weight=L.tensor(np.arange(1.0, 7.0)), reduction="none"), [IMG[:, 0, 0], np.array([1, 2])]),
+    "multilabel_margin": Case(lambda L: L.nn.MultiLabelMarginLoss(), [
+        IMG[:, 0, 0], np.array([[5, 1, -1, 0, 0, 0], [2, 3, 4, -1, 5, 5]])]),
 }
 
 
@@ -50,8 +61,8 @@ def test_state_dict_repr_and_init_match_torch(name):
         [(k, tuple(v.shape)) for k, v in theirs.state_dict().items()]
     same_repr(repr(ours), repr(theirs))
     for (key, mine), other in zip(ours.state_dict().items(), theirs.state_dict().values()):
-        np.testing.assert_array_equal(mine.numpy(), other.numpy(), err_msg=key)  # ones
-        assert mine.dtype is minflow.float32
+        np.testing.assert_array_equal(mine.numpy(), other.numpy(), err_msg=key)  # init / given
+        assert str(mine.dtype).split(".")[-1] == str(other.dtype).split(".")[-1]
 
 
 def test_rmsnorm_factory_kwargs_and_reset():

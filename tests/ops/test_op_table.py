@@ -1,5 +1,5 @@
 """The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py,
-test_nn_layers.py and test_special.py, run through minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
+test_nn_layers.py, test_loss_more.py and test_special.py, run through minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
 import numpy as np
@@ -12,6 +12,7 @@ from test_elementwise import BINARY, FLOATS, GRAD_OPS, UNARY, anywhere, grad_op,
 from test_nn_extra import DOUBLE_BACKWARD, away_from_kinks
 from test_nn_extra import REFERENCES as NN_REFERENCES
 from test_nn_layers import REFERENCES as LAYER_REFERENCES
+from test_loss_more import REFERENCES as LOSS_REFERENCES
 from test_special import UNARY as SPECIAL
 
 # composites, and public functions that are not their op's own (no kernels to declare
@@ -79,6 +80,13 @@ def test_nn_layer_table(name, device):
     fn, ref, inputs = LAYER_REFERENCES[name]
     check_op(fn, [Sample(*inputs)], ref, dtypes=["float16", "float32", "float64"],
              devices=[device], tol={**TOL, "float32": (1e-5, 1e-6)})
+
+
+@pytest.mark.parametrize("name", sorted(LOSS_REFERENCES))
+def test_loss_table(name, device):
+    fn, ref, inputs = LOSS_REFERENCES[name]
+    check_op(fn, [Sample(*inputs)], ref, dtypes=["float32", "float64"], devices=[device],
+             tol={"float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12)})
 
 
 @pytest.mark.parametrize("name", sorted(n for n, case in SPECIAL.items() if case[1] is not None))

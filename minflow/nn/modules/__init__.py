@@ -26,7 +26,8 @@ from .transformer import (TransformerEncoderLayer, TransformerEncoder, Transform
 from .loss import (L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
                    SmoothL1Loss, HuberLoss, KLDivLoss, SoftMarginLoss, MarginRankingLoss,
                    HingeEmbeddingLoss, CosineEmbeddingLoss, TripletMarginLoss,
-                   MultiLabelSoftMarginLoss)
+                   MultiLabelSoftMarginLoss, GaussianNLLLoss, PoissonNLLLoss,
+                   MultiMarginLoss, MultiLabelMarginLoss)
 from .distance import CosineSimilarity, PairwiseDistance
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
@@ -51,4 +52,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "SELU",
            "CELU", "Softmin", "Softmax2d", "Softshrink", "Hardshrink", "Tanhshrink",
            "Threshold", "RReLU", "RMSNorm", "Fold", "Unfold", "PixelShuffle",
-           "PixelUnshuffle", "ChannelShuffle"]
+           "PixelUnshuffle", "ChannelShuffle", "GaussianNLLLoss", "PoissonNLLLoss",
+           "MultiMarginLoss", "MultiLabelMarginLoss"]
