@@ -8,7 +8,7 @@ __all__ = ["register_kernel", "register_array_function", "KernelNotFoundError"]
 
 FAMILIES = ("copy", "creation", "elementwise", "reduce", "shape", "join", "indexing",
             "linalg", "activation", "conv", "nn", "loss", "optim", "special", "sorting",
-            "sampling", "matrix", "fused", "rearrange", "optim_adam", "fold")
+            "sampling", "matrix", "fused", "rearrange", "optim_adam", "fold", "optim_rprop_asgd")
 
 
 def _load_families():
