@@ -423,6 +423,16 @@ SAME_AS_TORCH = [
      ValueError, 'MultiMarginLoss: only p == 1 and p == 2 supported, got p=3'),
     (lambda t: t.F.multilabel_margin_loss(t.x, t.lib.tensor([0, 1])),
      RuntimeError, 'multilabel_margin_loss: inconsistent target size: [2] for input of size'),
+    (lambda t: t.nn.Bilinear(3, 4, 5)(t.x, t.lib.ones(2, 3)),
+     RuntimeError, 'bilinear(): input2 size does not match weight size: got 3 but expected 4'),
+    (lambda t: t.nn.LocalResponseNorm(2)(t.x),
+     ValueError, 'local_response_norm: Expected 3D or higher dimensionality input'),
+    (lambda t: t.nn.Dropout1d()(t.img),
+     RuntimeError, 'dropout1d: Expected 2D or 3D input, but received a 4D input'),
+    (lambda t: t.F.alpha_dropout(t.x, 2.0),
+     ValueError, 'alpha_dropout: dropout probability has to be between 0 and 1, but got 2.0'),
+    (lambda t: t.F.triplet_margin_with_distance_loss(t.x, t.x, t.x, margin=-1.0),
+     ValueError, 'triplet_margin_with_distance_loss: margin must be greater than 0'),
 ]
 
 # minflow's class differs from torch's on purpose: an unsupported dtype is a TypeError (torch:

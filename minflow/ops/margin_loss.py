@@ -1,6 +1,7 @@
 """Embedding and margin losses, with PyTorch's signatures and formulas (composites of
 differentiable ops): hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss,
-multilabel_soft_margin_loss, multi_margin_loss, multilabel_margin_loss.
+multilabel_soft_margin_loss, multi_margin_loss, multilabel_margin_loss,
+triplet_margin_with_distance_loss.
 minflow.nn.functional takes ``__all__``."""
 from ..core import dtype as dtypes
 from ..core.functional import public
@@ -11,7 +12,8 @@ from .distance import pairwise_distance
 from .loss import _reduce, _reduction
 
 __all__ = ["hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss",
-           "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss"]
+           "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+           "triplet_margin_with_distance_loss"]
 
 
 def _tensors(fn, **tensors):
@@ -95,6 +97,41 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     to_negative = pairwise_distance(anchor, negative, p, eps)
     if swap:
         to_negative = F.minimum(to_negative, pairwise_distance(positive, negative, p, eps))
+    return _reduce(F.clamp(F.sub(F.add(to_positive, margin), to_negative), min=0), reduction)
+
+
+@public
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """triplet_margin_with_distance_loss(anchor, positive, negative, *,
+    distance_function=None, margin=1.0, swap=False, reduction='mean') -> Tensor
+
+    loss = max(0, margin + d(a, p) - d(a, n)) with any distance function ``d`` of two
+    tensors (default: pairwise_distance); ``swap`` uses min(d(a, n), d(p, n)).
+
+    >>> a, p, n = minflow.zeros(1, 2), minflow.ones(1, 2), minflow.ones(1, 2) * 3
+    >>> l1 = lambda x, y: (x - y).abs().sum(-1)
+    >>> minflow.nn.functional.triplet_margin_with_distance_loss(
+    ...     a, p, n, distance_function=l1, margin=5.0).item()
+    1.0
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"triplet_margin_with_distance_loss: {reduction} is not a valid value "
+                         f"for reduction")
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_with_distance_loss: margin must be greater than 0, "
+                         f"got {margin}")
+    _tensors("triplet_margin_with_distance_loss", anchor=anchor, positive=positive,
+             negative=negative)
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"triplet_margin_with_distance_loss: The anchor, positive, and "
+                           f"negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive "
+                           f"{positive.ndim}D, and negative {negative.ndim}D inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    to_positive, to_negative = distance(anchor, positive), distance(anchor, negative)
+    if swap:
+        to_negative = F.minimum(to_negative, distance(positive, negative))
     return _reduce(F.clamp(F.sub(F.add(to_positive, margin), to_negative), min=0), reduction)
 
 

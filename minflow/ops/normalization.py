@@ -1,9 +1,9 @@
-"""Group, instance and RMS normalisation, with PyTorch's signatures (minflow.nn.functional
+"""Group, instance, RMS and local response normalisation, with PyTorch's signatures (minflow.nn.functional
 takes ``__all__``).
 
 Group and instance norm are the fused layer_norm op (ops/nn.py) over the input reshaped
 to (N, groups, -1) or (N, C, -1), then a per-channel affine: exact, and one kernel each
-way for the normalisation itself. rms_norm is a composite.
+way for the normalisation itself. rms_norm and local_response_norm are composites.
 """
 import numpy as np
 
@@ -12,9 +12,11 @@ from ..core.functional import public
 from ..core.grad_mode import no_grad
 from ..core.namespace import F
 from ..core.tensor import Tensor
+from .conv import avg_pool2d
+from .join import pad
 from .nn import batch_norm, layer_norm
 
-__all__ = ["group_norm", "instance_norm", "rms_norm"]
+__all__ = ["group_norm", "instance_norm", "rms_norm", "local_response_norm"]
 
 
 def _check_floating(fn, input):
@@ -143,3 +145,28 @@ def _check_normalized_shape(fn, input, shape, weight):
         raise RuntimeError(f"{fn}: Expected weight to be of same shape as normalized_shape, "
                            f"but got weight of shape {list(weight.shape)} and "
                            f"normalized_shape = {list(shape)}")
+
+
+@public
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0) -> Tensor
+
+    Normalise each element by its neighbours across channels (dim 1) of an (N, C, *)
+    input: out = x / (k + alpha / size * sum of x^2 over the ``size`` channels around
+    c)^beta, the window running from c - size // 2 to c + (size - 1) // 2 (zeros outside).
+
+    >>> x = minflow.tensor([[[2.0], [0.0]]])
+    >>> minflow.nn.functional.local_response_norm(x, 2, alpha=0.5, beta=1.0).flatten().tolist()
+    [1.0, 0.0]
+    """
+    if input.ndim < 3:
+        raise ValueError(f"local_response_norm: Expected 3D or higher dimensionality input "
+                         f"(got {input.ndim} dimensions)")
+    _check_floating("local_response_norm", input)
+    if input.numel() == 0:
+        return input
+    shape = tuple(input.shape)
+    squares = F.reshape(F.mul(input, input), (shape[0], 1, shape[1], -1))
+    padded = pad(squares, (0, 0, size // 2, (size - 1) // 2))
+    div = F.reshape(avg_pool2d(padded, (size, 1), stride=1), shape)
+    return F.div(input, F.pow(F.add(F.mul(div, alpha), k), beta))

@@ -285,6 +285,13 @@ CASES.update({
     "composite/multilabel_margin_loss": (
         lambda x: nnF.multilabel_margin_loss(x, minflow.tensor([[2, 0, -1, 1], [3, -1, 0, 0],
                                                                 [0, 1, 2, 3]])), [Leaf(3, 4)]),
+    "composite/bilinear": (nnF.bilinear, [Leaf(3, 4), Leaf(3, 2), Leaf(5, 4, 2), Leaf(5)]),
+    "composite/local_response_norm": (lambda x: nnF.local_response_norm(x, 3, 0.5),
+                                      [Leaf(2, 4, 3)]),
+    "composite/lp_pool2d": (lambda x: nnF.lp_pool2d(x, 2.0, 2), [Leaf(2, 3, 4, 4, **POS)]),
+    "composite/triplet_with_distance": (
+        lambda a, p, n: nnF.triplet_margin_with_distance_loss(a, p, n, swap=True),
+        [Leaf(3, 4), Leaf(3, 4), Leaf(3, 4)]),
     "composite/lstm": (lambda x, h, c, w, u: minflow.nn.modules.rnn._lstm_step(
         nnF.linear(x, w), h, c, u, None), [Leaf(2, 3), Leaf(2, 4), Leaf(2, 4), Leaf(16, 3),
                                           Leaf(16, 4)]),

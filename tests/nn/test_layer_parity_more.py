@@ -1,4 +1,5 @@
-"""RMSNorm, Fold/Unfold, the shuffle layers and the newer losses against torch.nn: torch's weights copied in,
+"""RMSNorm, Fold/Unfold, the shuffle layers, Bilinear, LocalResponseNorm, LPPool1d/2d and
+the newer losses against torch.nn: torch's weights copied in,
 outputs, input and parameter grads compared; state_dict keys and shapes, repr and default
 init."""
 import numpy as np
@@ -31,6 +32,16 @@ CASES = {
         IMG[:, 0, 0], np.array([5, 0])]),
     "multi_margin_weight": Case(lambda L: L.nn.MultiMarginLoss(
         weight=L.tensor(np.arange(1.0, 7.0)), reduction="none"), [IMG[:, 0, 0], np.array([1, 2])]),
+    "bilinear": Case(lambda L: L.nn.Bilinear(6, 5, 3), [IMG, IMG[..., :5]], grad_idx=(0, 1)),
+    "bilinear_no_bias": Case(lambda L: L.nn.Bilinear(6, 6, 2, bias=False), [IMG, IMG * 2],
+                             grad_idx=(0, 1)),
+    "local_response_norm": Case(lambda L: L.nn.LocalResponseNorm(3, 0.1, 0.6, 1.5), [IMG]),
+    "lp_pool1d": Case(lambda L: L.nn.LPPool1d(2, 3, stride=2), [IMG[:, :, 0]]),
+    "lp_pool2d": Case(lambda L: L.nn.LPPool2d(1.5, (2, 2)), [np.abs(IMG)]),
+    "triplet_with_distance": Case(lambda L: L.nn.TripletMarginWithDistanceLoss(swap=True),
+                                  [IMG[:, 0], IMG[:, 1], IMG[:, 2]], grad_idx=(0, 1, 2)),
+    "dropout1d_eval": Case(lambda L: L.nn.Dropout1d(0.3), [IMG[:, :, 0]], train=False),
+    "alpha_dropout_eval": Case(lambda L: L.nn.AlphaDropout(0.3), [IMG], train=False),
     "multilabel_margin": Case(lambda L: L.nn.MultiLabelMarginLoss(), [
         IMG[:, 0, 0], np.array([[5, 1, -1, 0, 0, 0], [2, 3, 4, -1, 5, 5]])]),
 }
@@ -61,7 +72,11 @@ def test_state_dict_repr_and_init_match_torch(name):
         [(k, tuple(v.shape)) for k, v in theirs.state_dict().items()]
     same_repr(repr(ours), repr(theirs))
     for (key, mine), other in zip(ours.state_dict().items(), theirs.state_dict().values()):
-        np.testing.assert_array_equal(mine.numpy(), other.numpy(), err_msg=key)  # init / given
+        if name.startswith("bilinear"):      # random init: the same bounds
+            bound = 1 / np.sqrt(ours.in1_features)
+            assert np.abs(mine.numpy()).max() <= bound and np.abs(other.numpy()).max() <= bound
+        else:
+            np.testing.assert_array_equal(mine.numpy(), other.numpy(), err_msg=key)
         assert str(mine.dtype).split(".")[-1] == str(other.dtype).split(".")[-1]
 
 
@@ -73,3 +88,16 @@ def test_rmsnorm_factory_kwargs_and_reset():
     norm.reset_parameters()
     assert norm.weight.tolist() == [1.0, 1.0, 1.0]
     assert not hasattr(minflow.nn.RMSNorm(3), "bias")
+
+
+def test_bilinear_default_init_statistics_match_torch():
+    """weight and bias ~ U(-k, k), k = 1/sqrt(in1_features): the bounds, and the moments
+    of the 102400 weights (mean 0, std k / sqrt(3))."""
+    ours, theirs = minflow.nn.Bilinear(64, 32, 50), torch.nn.Bilinear(64, 32, 50)
+    k = 1 / np.sqrt(64)
+    for layer in (ours, theirs):
+        weight, bias = layer.weight.detach().numpy(), layer.bias.detach().numpy()
+        assert np.abs(weight).max() <= k and np.abs(bias).max() <= k
+        assert np.abs(weight).max() > 0.99 * k
+        assert abs(weight.mean()) < 0.01 * k
+        assert abs(weight.std() - k / np.sqrt(3)) < 0.01 * k

@@ -1,4 +1,5 @@
-"""rms_norm, unfold / fold and the shuffles: forward against independent numpy references
+"""rms_norm, unfold / fold, the shuffles, bilinear, local_response_norm, lp_pool1d/2d and
+triplet_margin_with_distance_loss: forward against independent numpy references
 (explicit loops), float32 in -> float32 out on every device, float64 gradcheck and
 gradgradcheck, outputs and grads against PyTorch, and errors. The same table runs through
 check_op in test_op_table.py."""
@@ -74,6 +75,25 @@ def _channel_shuffle_ref(x, groups):
     return np.stack([x[:, (k % groups) * (c // groups) + k // groups] for k in range(c)], 1)
 
 
+def _lrn_ref(x, size, alpha=1e-4, beta=0.75, k=1.0):
+    c = x.shape[1]
+    div = np.zeros_like(x)
+    for ch in range(c):
+        for other in range(ch - size // 2, ch + (size - 1) // 2 + 1):
+            if 0 <= other < c:
+                div[:, ch] += x[:, other] ** 2
+    return x / (k + alpha / size * div) ** beta
+
+
+def _lp_pool2d_ref(x, p, k):
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, h // k, w // k), x.dtype)
+    for i in range(h // k):
+        for j in range(w // k):
+            out[:, :, i, j] = (x[:, :, i * k:(i + 1) * k, j * k:(j + 1) * k] ** p).sum((2, 3))
+    return out ** (1 / p)
+
+
 UNFOLD = dict(kernel_size=(2, 3), dilation=(2, 1), padding=(1, 0), stride=(1, 2))
 K, D, P, S = (2, 3), (2, 1), (1, 0), (1, 2)
 COLS = rng.randn(2, 3 * 6, 10)          # fold of (5, 6): 5 x 2 blocks of UNFOLD
@@ -99,6 +119,21 @@ REFERENCES = {
                         lambda x: _pixel_unshuffle_ref(x, 3), [rng.randn(2, 2, 6, 6)]),
     "channel_shuffle": (lambda x: Fn.channel_shuffle(x, 3),
                         lambda x: _channel_shuffle_ref(x, 3), [rng.randn(2, 6, 2, 3)]),
+    "bilinear": (Fn.bilinear, lambda a, b, w, c: np.einsum("ni,oij,nj->no", a, w, b) + c,
+                 [rng.randn(4, 3), rng.randn(4, 2), rng.randn(5, 3, 2), rng.randn(5)]),
+    "local_response_norm": (lambda x: Fn.local_response_norm(x, 3, alpha=0.5, k=2.0),
+                            lambda x: _lrn_ref(x, 3, 0.5, 0.75, 2.0), [IMG]),
+    "lp_pool2d": (lambda x: Fn.lp_pool2d(x, 3.0, 2), lambda x: _lp_pool2d_ref(x, 3.0, 2),
+                  [np.abs(IMG) + 0.1]),
+    "lp_pool1d": (lambda x: Fn.lp_pool1d(x, 2.0, 3), lambda x: np.sqrt(
+        (x ** 2).reshape(2, 3, 2, 3).sum(-1)), [np.abs(rng.randn(2, 3, 6)) + 0.1]),
+    "triplet_margin_with_distance_loss": (
+        lambda a, p, n: Fn.triplet_margin_with_distance_loss(
+            a, p, n, distance_function=lambda x, y: ((x - y) ** 2).sum(-1), margin=20.0,
+            swap=True, reduction="none"),
+        lambda a, p, n: np.maximum(0, 20.0 + ((a - p) ** 2).sum(-1) - np.minimum(
+            ((a - n) ** 2).sum(-1), ((p - n) ** 2).sum(-1))),
+        [rng.randn(4, 3), rng.randn(4, 3), rng.randn(4, 3)]),
 }
 
 
@@ -144,6 +179,21 @@ TORCH_CASES = {
     "pixel_unshuffle": (lambda F, x: F.pixel_unshuffle(x, 2), [rng.randn(3, 2, 2, 4, 6)]),
     "channel_shuffle": (lambda F, x: F.channel_shuffle(x, 2), [rng.randn(2, 6, 3)]),
     "channel_shuffle_5d": (lambda F, x: F.channel_shuffle(x, 4), [rng.randn(1, 8, 2, 2, 1)]),
+    "bilinear": (lambda F, a, b, w, c: F.bilinear(a, b, w, c),
+                 [rng.randn(2, 3, 4), rng.randn(2, 3, 5), rng.randn(6, 4, 5), rng.randn(6)]),
+    "bilinear_unbatched": (lambda F, a, b, w: F.bilinear(a, b, w),
+                           [rng.randn(4), rng.randn(5), rng.randn(6, 4, 5)]),
+    "local_response_norm": (lambda F, x: F.local_response_norm(x, 2), [IMG]),
+    "local_response_norm_3d": (lambda F, x: F.local_response_norm(x, 5, 0.2, 0.5, 3.0),
+                               [IMG[:, :, 0]]),
+    "local_response_norm_5d": (lambda F, x: F.local_response_norm(x, 4, 1e-2),
+                               [IMG[..., None]]),
+    "lp_pool2d": (lambda F, x: F.lp_pool2d(x, 2, (2, 3), stride=(1, 2), ceil_mode=True),
+                  [IMG]),
+    "lp_pool2d_p1": (lambda F, x: F.lp_pool2d(x, 1.0, 2), [np.abs(IMG)]),
+    "lp_pool1d": (lambda F, x: F.lp_pool1d(x, 3.0, 2, 1), [np.abs(IMG[:, :, 0])]),
+    "triplet_with_distance": (lambda F, a, p, n: F.triplet_margin_with_distance_loss(
+        a, p, n, margin=0.5, swap=True), [IMG[:, 0], IMG[:, 1], IMG[:, 2]]),
 }
 
 
@@ -243,6 +293,24 @@ ERRORS = [
     (lambda: Fn.channel_shuffle(minflow.ones(2, 4, 4), 0), RuntimeError,
      "channel_shuffle: Number of groups to divide channels in must be positive. Value of "
      "groups:0"),
+    (lambda: Fn.bilinear(minflow.ones(2, 3), minflow.ones(3, 4), minflow.ones(5, 3, 4)),
+     RuntimeError, "bilinear\\(\\): input batch dimensions do not match at dim 0: got 2 and 3"),
+    (lambda: Fn.bilinear(minflow.ones(2, 2), minflow.ones(2, 4), minflow.ones(5, 3, 4)),
+     RuntimeError, "bilinear\\(\\): input1 size does not match weight size: got 2 but "
+                   "expected 3"),
+    (lambda: Fn.bilinear(minflow.ones(2, 3), minflow.ones(2, 4), minflow.ones(5, 3, 4),
+                         minflow.ones(4)), RuntimeError,
+     "bilinear\\(\\): bias size does not match weight size: got 4 but expected 5"),
+    (lambda: Fn.local_response_norm(minflow.ones(2, 3), 2), ValueError,
+     "local_response_norm: Expected 3D or higher dimensionality input \\(got 2 dimensions\\)"),
+    (lambda: Fn.triplet_margin_with_distance_loss(minflow.ones(2, 3), minflow.ones(2, 3),
+                                                  minflow.ones(3)), RuntimeError,
+     "anchor 2D, positive 2D, and negative 1D inputs"),
+    (lambda: Fn.triplet_margin_with_distance_loss(minflow.ones(2), minflow.ones(2),
+                                                  minflow.ones(2), margin=0), ValueError,
+     "triplet_margin_with_distance_loss: margin must be greater than 0, got 0"),
+    (lambda: minflow.nn.TripletMarginWithDistanceLoss(margin=-1.0), ValueError,
+     "TripletMarginWithDistanceLoss: expected margin to be greater than 0, got -1.0"),
     (lambda: Fn.channel_shuffle(minflow.ones(2, 4), 2), RuntimeError,
      r"channel_shuffle expects input with > 2 dims, but got input with sizes \[2, 4\]"),
 ]

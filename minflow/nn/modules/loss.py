@@ -6,13 +6,14 @@ and appears in ``state_dict`` as in PyTorch.
 import warnings
 
 from ...core.namespace import F
+from .distance import PairwiseDistance
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
            "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "MultiLabelSoftMarginLoss", "GaussianNLLLoss", "PoissonNLLLoss", "MultiMarginLoss",
-           "MultiLabelMarginLoss"]
+           "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
 
 
 def _legacy_reduction(size_average, reduce):
@@ -350,3 +351,28 @@ class MultiLabelMarginLoss(_Loss):
 
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) for a distance function
+    d (default: PairwiseDistance()); ``swap`` also tries d(positive, negative).
+
+    >>> minflow.nn.TripletMarginWithDistanceLoss()
+    TripletMarginWithDistanceLoss(
+      (distance_function): PairwiseDistance()
+    )
+    """
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                             f"than 0, got {margin} instead")
+        self.distance_function = distance_function if distance_function is not None \
+            else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)

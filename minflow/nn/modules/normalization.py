@@ -7,7 +7,8 @@ from ..parameter import Parameter
 from .batchnorm import affine_parameters, reset_affine, running_stats
 from .module import Module
 
-__all__ = ["LayerNorm", "RMSNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["LayerNorm", "RMSNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+           "LocalResponseNorm"]
 
 
 class LayerNorm(Module):
@@ -168,3 +169,21 @@ class InstanceNorm2d(_InstanceNorm):
     """
 
     _dims = 2
+
+
+class LocalResponseNorm(Module):
+    """x / (k + alpha / size * sum of x^2 over ``size`` neighbouring channels)^beta.
+
+    >>> minflow.nn.LocalResponseNorm(2)
+    LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)
+    """
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
