@@ -16,3 +16,4 @@ from ..ops.normalization import *  # noqa: F401,F403
 from ..ops.margin_loss import *  # noqa: F401,F403
 from ..ops.likelihood_loss import *  # noqa: F401,F403
 from ..ops.dropout import *  # noqa: F401,F403
+from ..ops.embedding_bag import *  # noqa: F401,F403

@@ -292,6 +292,9 @@ CASES.update({
     "composite/triplet_with_distance": (
         lambda a, p, n: nnF.triplet_margin_with_distance_loss(a, p, n, swap=True),
         [Leaf(3, 4), Leaf(3, 4), Leaf(3, 4)]),
+    "composite/embedding_bag": (lambda w, i: nnF.embedding_bag(
+        i, w, minflow.tensor([0, 2, 2]), mode="mean", padding_idx=1) + nnF.embedding_bag(
+        i, w, minflow.tensor([0, 3, 3]), mode="max"), [Leaf(5, 3), Ints(5, 6)]),
     "composite/lstm": (lambda x, h, c, w, u: minflow.nn.modules.rnn._lstm_step(
         nnF.linear(x, w), h, c, u, None), [Leaf(2, 3), Leaf(2, 4), Leaf(2, 4), Leaf(16, 3),
                                           Leaf(16, 4)]),

@@ -12,7 +12,7 @@ from .padding import (ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, Reflec
                       ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, CircularPad1d,
                       CircularPad2d)
 from .dropout import Dropout, Dropout1d, Dropout2d, AlphaDropout, FeatureAlphaDropout
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .flatten import Flatten, Unflatten
 from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softmax,
                          LogSoftmax, Softplus, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish,
@@ -56,4 +56,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "PixelUnshuffle", "ChannelShuffle", "GaussianNLLLoss", "PoissonNLLLoss",
            "MultiMarginLoss", "MultiLabelMarginLoss", "Bilinear", "LocalResponseNorm",
            "LPPool1d", "LPPool2d", "Dropout1d", "AlphaDropout", "FeatureAlphaDropout",
-           "TripletMarginWithDistanceLoss"]
+           "TripletMarginWithDistanceLoss", "EmbeddingBag"]
