@@ -74,9 +74,9 @@ def _check_first_offset(offsets):
 
 
 @public
-def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
-                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
-                  padding_idx=None):
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
     """embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     scale_grad_by_freq=False, mode='mean', sparse=False, per_sample_weights=None,
     include_last_offset=False, padding_idx=None) -> Tensor

@@ -1,5 +1,5 @@
-"""Group, instance, RMS and local response normalisation, with PyTorch's signatures (minflow.nn.functional
-takes ``__all__``).
+"""Group, instance, RMS and local response normalisation, with PyTorch's signatures
+(minflow.nn.functional takes ``__all__``).
 
 Group and instance norm are the fused layer_norm op (ops/nn.py) over the input reshaped
 to (N, groups, -1) or (N, C, -1), then a per-channel affine: exact, and one kernel each

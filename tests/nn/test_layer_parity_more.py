@@ -101,3 +101,14 @@ def test_bilinear_default_init_statistics_match_torch():
         assert np.abs(weight).max() > 0.99 * k
         assert abs(weight.mean()) < 0.01 * k
         assert abs(weight.std() - k / np.sqrt(3)) < 0.01 * k
+
+
+def test_nll_loss_2d_is_the_deprecated_nll_loss():
+    x, t = rng.randn(2, 3, 4, 5), rng.randint(0, 3, (2, 4, 5))
+    with pytest.warns(FutureWarning, match="NLLLoss2d` has been deprecated"):
+        ours = minflow.nn.NLLLoss2d(reduction="sum")
+    with pytest.warns(FutureWarning):
+        theirs = torch.nn.NLLLoss2d(reduction="sum")
+    assert isinstance(ours, minflow.nn.NLLLoss) and repr(ours) == repr(theirs)
+    assert ours(minflow.tensor(x), minflow.tensor(t)).item() == pytest.approx(
+        theirs(torch.tensor(x), torch.tensor(t)).item(), rel=1e-12)

@@ -1,5 +1,6 @@
 """The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py,
-test_nn_layers.py, test_loss_more.py and test_special.py, run through minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
+test_nn_layers.py, test_loss_more.py and test_special.py, run through
+minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
 import numpy as np

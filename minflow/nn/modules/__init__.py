@@ -24,8 +24,9 @@ from .shuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle
 from .attention import MultiheadAttention
 from .transformer import (TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
                           TransformerDecoder, Transformer)
-from .loss import (L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
-                   SmoothL1Loss, HuberLoss, KLDivLoss, SoftMarginLoss, MarginRankingLoss,
+from .loss import (L1Loss, MSELoss, NLLLoss, NLLLoss2d, CrossEntropyLoss, BCELoss,
+                   BCEWithLogitsLoss, SmoothL1Loss, HuberLoss, KLDivLoss, SoftMarginLoss,
+                   MarginRankingLoss,
                    HingeEmbeddingLoss, CosineEmbeddingLoss, TripletMarginLoss,
                    MultiLabelSoftMarginLoss, GaussianNLLLoss, PoissonNLLLoss,
                    MultiMarginLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss)
@@ -56,4 +57,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "PixelUnshuffle", "ChannelShuffle", "GaussianNLLLoss", "PoissonNLLLoss",
            "MultiMarginLoss", "MultiLabelMarginLoss", "Bilinear", "LocalResponseNorm",
            "LPPool1d", "LPPool2d", "Dropout1d", "AlphaDropout", "FeatureAlphaDropout",
-           "TripletMarginWithDistanceLoss", "EmbeddingBag"]
+           "TripletMarginWithDistanceLoss", "EmbeddingBag", "NLLLoss2d"]
