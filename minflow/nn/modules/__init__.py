@@ -13,6 +13,7 @@ from .padding import (ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, Reflec
                       CircularPad2d)
 from .dropout import Dropout, Dropout1d, Dropout2d, AlphaDropout, FeatureAlphaDropout
 from .sparse import Embedding, EmbeddingBag
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .flatten import Flatten, Unflatten
 from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softmax,
                          LogSoftmax, Softplus, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish,
@@ -57,4 +58,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "PixelUnshuffle", "ChannelShuffle", "GaussianNLLLoss", "PoissonNLLLoss",
            "MultiMarginLoss", "MultiLabelMarginLoss", "Bilinear", "LocalResponseNorm",
            "LPPool1d", "LPPool2d", "Dropout1d", "AlphaDropout", "FeatureAlphaDropout",
-           "TripletMarginWithDistanceLoss", "EmbeddingBag", "NLLLoss2d"]
+           "TripletMarginWithDistanceLoss", "EmbeddingBag", "NLLLoss2d",
+           "AdaptiveLogSoftmaxWithLoss"]
