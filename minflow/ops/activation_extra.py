@@ -85,6 +85,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     >>> minflow.nn.functional.softmin(minflow.tensor([1.0, 1.0]), dim=0).tolist()
     [0.5, 0.5]
     """
+    # NOTE: _stacklevel holds torch's third positional slot (a warning level there), so
+    # that dtype stays the fourth; it has no use here
     if dtype is not None:
         input = input.to(dtype=dtypes.as_dtype(dtype))
     return softmax(F.neg(input), dim)
