@@ -58,7 +58,8 @@ def check_supported(optimizer):
         raise TypeError(f"add_optimizer: {type(optimizer).__name__} is not supported in "
                         f"graphs: it has no update op (LBFGS re-evaluates the model through "
                         f"a closure, which a compiled graph cannot); supported: SGD, Adam, "
-                        f"AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam")
+                        f"AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, "
+                        f"ASGD")
 
 
 def add_update_ops(graph, optimizer):

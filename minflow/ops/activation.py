@@ -19,9 +19,9 @@ from ..core.tensor import Tensor, wrap_dim
 from . import infer
 from .registry import Attr, define_op
 
-__all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "gelu", "silu", "softplus",
-           "hardtanh", "relu6", "hardsigmoid", "hardswish", "mish", "logsigmoid", "softsign",
-           "softmax", "log_softmax", "sigmoid", "tanh", "prelu", "glu"]
+__all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", "silu",
+           "softplus", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish",
+           "logsigmoid", "softsign", "softmax", "log_softmax", "sigmoid", "tanh", "prelu", "glu"]
 
 EW = ("elementwise", "no_side_effect")
 
@@ -194,6 +194,12 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 @public
+def elu_(input, alpha=1.0):
+    """In-place version of :func:`elu`: elu_(input, alpha=1.0)."""
+    return elu(input, alpha, inplace=True)
+
+
+@public
 def silu(input, inplace=False):
     """silu(input, inplace=False) -> Tensor
 
@@ -237,6 +243,13 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if inplace:
         return _inplace(hardtanh, "hardtanh", input, min_val, max_val)
     return F.clamp(input, min_val, max_val)
+
+
+@public
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place version of :func:`hardtanh`: hardtanh_(input, min_val=-1.0,
+    max_val=1.0)."""
+    return hardtanh(input, min_val, max_val, inplace=True)
 
 
 # NOTE: relu6, hardsigmoid and hardswish pick their branches with where() on constants, not

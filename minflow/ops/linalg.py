@@ -1,4 +1,4 @@
-"""Linear algebra: matmul (every PyTorch shape case), mm, bmm, einsum, linear.
+"""Linear algebra: matmul (every PyTorch shape case), mm, bmm, einsum, linear, bilinear.
 
 One ``matmul`` op serves matmul, mm, bmm and ``@``; its ``transpose_input`` and
 ``transpose_other`` attrs (swap the last two dims first) let its grad function
@@ -13,7 +13,7 @@ from ..core.namespace import F
 from . import infer
 from .registry import Attr, Input, define_op
 
-__all__ = ["linear"]
+__all__ = ["linear", "bilinear"]
 
 
 def _check_same_dtype(name, a, b):
@@ -183,6 +183,45 @@ def linear(input, weight, bias=None):
                         and bias.dtype is weight.dtype):
         return apply(LINEAR, (input, weight, bias), {})
     return F.add(apply(MATMUL, (input, weight), {"transpose_other": True}), bias)
+
+
+@public
+def bilinear(input1, input2, weight, bias=None):
+    """bilinear(input1, input2, weight, bias=None) -> Tensor
+
+    y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o], with
+    weight of shape (out_features, in1_features, in2_features); the leading dims of the
+    two inputs must match.
+
+    >>> x1, x2, w = minflow.ones(2, 3), minflow.ones(2, 4), minflow.ones(5, 3, 4)
+    >>> minflow.nn.functional.bilinear(x1, x2, w).tolist()[0]
+    [12.0, 12.0, 12.0, 12.0, 12.0]
+    """
+    _check_ndim("bilinear", "weight", weight, 3)
+    out_features, in1, in2 = weight.shape
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and "
+                           f"{input2.ndim}")
+    for dim, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
+        if a != b:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {dim}: "
+                               f"got {a} and {b}")
+    for name, x, size in (("input1", input1, in1), ("input2", input2, in2)):
+        if x.shape[-1] != size:
+            raise RuntimeError(f"bilinear(): {name} size does not match weight size: got "
+                               f"{x.shape[-1]} but expected {size}")
+    if bias is not None and tuple(bias.shape) != (out_features,):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[-1] if bias.ndim else list(bias.shape)} but expected "
+                           f"{out_features}")
+    batch = tuple(input1.shape[:-1])
+    x1, x2 = F.reshape(input1, (-1, in1)), F.reshape(input2, (-1, 1, in2))
+    # (N, in1) @ (in1, out * in2): each output's in1-contraction, then the in2 one
+    left = matmul(x1, F.reshape(F.permute(weight, 1, 0, 2), (in1, out_features * in2)))
+    out = F.sum(F.mul(F.reshape(left, (-1, out_features, in2)), x2), -1)
+    if bias is not None:
+        out = F.add(out, bias)
+    return F.reshape(out, batch + (out_features,))
 
 
 def _linear_infer(input, weight, bias):

@@ -1,18 +1,22 @@
-"""Group and instance normalisation, with PyTorch's signatures (minflow.nn.functional takes
-``__all__``).
+"""Group, instance, RMS and local response normalisation, with PyTorch's signatures
+(minflow.nn.functional takes ``__all__``).
 
-Both are the fused layer_norm op (ops/nn.py) over the input reshaped to (N, groups, -1)
-or (N, C, -1), then a per-channel affine: exact, and one kernel each way for the
-normalisation itself.
+Group and instance norm are the fused layer_norm op (ops/nn.py) over the input reshaped
+to (N, groups, -1) or (N, C, -1), then a per-channel affine: exact, and one kernel each
+way for the normalisation itself. rms_norm and local_response_norm are composites.
 """
+import numpy as np
+
 from ..core import dtype as dtypes
 from ..core.functional import public
 from ..core.grad_mode import no_grad
 from ..core.namespace import F
 from ..core.tensor import Tensor
+from .conv import avg_pool2d
+from .join import pad
 from .nn import batch_norm, layer_norm
 
-__all__ = ["group_norm", "instance_norm"]
+__all__ = ["group_norm", "instance_norm", "rms_norm", "local_response_norm"]
 
 
 def _check_floating(fn, input):
@@ -102,3 +106,68 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                     running.copy_(F.add(F.mul(running, 1.0 - momentum),
                                         F.mul(F.mean(stat, 0), momentum)))
     return _per_channel("instance_norm", out, input, weight, bias)
+
+
+@public
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor
+
+    y = x / sqrt(mean(x^2) + eps) * weight, the mean over the trailing dims given by
+    ``normalized_shape``; eps=None takes the machine epsilon of the computing dtype
+    (float16 inputs compute in float32, as torch). y has the input's dtype.
+
+    >>> x = minflow.tensor([[3.0, -4.0]])
+    >>> [round(v, 4) for v in minflow.nn.functional.rms_norm(x, (2,)).flatten().tolist()]
+    [0.8485, -1.1314]
+    """
+    _check_floating("rms_norm", input)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(normalized_shape)
+    _check_normalized_shape("rms_norm", input, shape, weight)
+    x = F.cast(input, dtypes.float32) if input.dtype is dtypes.float16 else input
+    if eps is None:
+        eps = float(np.finfo(x.dtype.name).eps)
+    dims = tuple(range(-len(shape), 0))
+    out = F.mul(x, F.rsqrt(F.add(F.mean(F.mul(x, x), dims, keepdim=True), eps)))
+    out = F.cast(out, input.dtype)
+    return out if weight is None else F.cast(F.mul(out, weight), input.dtype)
+
+
+def _check_normalized_shape(fn, input, shape, weight):
+    if not shape:
+        raise RuntimeError(f"{fn}: Expected normalized_shape to be at least 1-dimensional, "
+                           f"i.e., containing at least one element, but got "
+                           f"normalized_shape = []")
+    if tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
+        raise RuntimeError(f"{fn}: Given normalized_shape={list(shape)}, expected input with "
+                           f"shape [*, {str(list(shape))[1:-1]}], but got input of size "
+                           f"{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"{fn}: Expected weight to be of same shape as normalized_shape, "
+                           f"but got weight of shape {list(weight.shape)} and "
+                           f"normalized_shape = {list(shape)}")
+
+
+@public
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0) -> Tensor
+
+    Normalise each element by its neighbours across channels (dim 1) of an (N, C, *)
+    input: out = x / (k + alpha / size * sum of x^2 over the ``size`` channels around
+    c)^beta, the window running from c - size // 2 to c + (size - 1) // 2 (zeros outside).
+
+    >>> x = minflow.tensor([[[2.0], [0.0]]])
+    >>> minflow.nn.functional.local_response_norm(x, 2, alpha=0.5, beta=1.0).flatten().tolist()
+    [1.0, 0.0]
+    """
+    if input.ndim < 3:
+        raise ValueError(f"local_response_norm: Expected 3D or higher dimensionality input "
+                         f"(got {input.ndim} dimensions)")
+    _check_floating("local_response_norm", input)
+    if input.numel() == 0:
+        return input
+    shape = tuple(input.shape)
+    squares = F.reshape(F.mul(input, input), (shape[0], 1, shape[1], -1))
+    padded = pad(squares, (0, 0, size // 2, (size - 1) // 2))
+    div = F.reshape(avg_pool2d(padded, (size, 1), stride=1), shape)
+    return F.div(input, F.pow(F.add(F.mul(div, alpha), k), beta))

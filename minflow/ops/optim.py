@@ -10,6 +10,7 @@ parameter under no_grad; the kernels (kernels/generic/optim.py) do the arithmeti
   rmsprop_update   alpha, centered, momentum
   adagrad_update   lr_decay
   adadelta_update  rho
+(the Adam family: ops/optim_adam.py; Rprop and ASGD: ops/optim_rprop_asgd.py)
 
 Inputs marked mutable (``param!`` in docs/ops.md) are written in place; the one output,
 ``param_out``, is ``param``'s own storage. The functions here bump the version counter of

@@ -2,7 +2,8 @@
 
 Composites of the pooling ops in ops/conv.py: max_pool1d, avg_pool1d and the adaptive 1-D
 pools pool a height of 1; adaptive_max_pool2d is max_pool2d where the windows tile the
-input evenly, else a max over each (uneven) window in turn.
+input evenly, else a max over each (uneven) window in turn; lp_pool1d/2d are average
+pools of x^p, times the window size, to the power 1/p.
 """
 from ..core import dtype as dtypes
 from ..core.functional import public
@@ -10,7 +11,7 @@ from ..core.namespace import F
 from .conv import _batched, _pair, _unbatched, adaptive_avg_pool2d, avg_pool2d, max_pool2d
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_max_pool2d", "adaptive_avg_pool1d",
-           "adaptive_max_pool1d"]
+           "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d"]
 
 
 def _one(fn, name, value, default=None):
@@ -187,3 +188,41 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     """
     return _adaptive_1d("adaptive_max_pool1d", adaptive_max_pool2d, input, output_size,
                         return_indices=return_indices)
+
+
+def _lp_root(pooled, window, norm_type):
+    """(sign(avg) * relu(|avg|) * window)^(1/p), torch's formula (NaN where avg < 0)."""
+    kept = F.mul(F.sign(pooled), F.relu(F.abs(pooled)))
+    return F.pow(F.mul(kept, window), 1.0 / norm_type)
+
+
+@public
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor
+
+    Power-average pooling over the last dim: out = (sum over each window of x^p)^(1/p),
+    p = norm_type (p = inf would be max pooling; p = 1 sum pooling).
+
+    >>> x = minflow.tensor([[[3.0, 4.0, 1.0, 1.0]]])
+    >>> minflow.nn.functional.lp_pool1d(x, 2, 2).tolist()
+    [[[5.0, 1.4142135381698608]]]
+    """
+    pooled = avg_pool1d(F.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+    (window,) = _pair("lp_pool1d", "kernel_size", kernel_size, 1)
+    return _lp_root(pooled, window, norm_type)
+
+
+@public
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor
+
+    Power-average pooling over the last two dims: out = (sum over each window of
+    x^p)^(1/p), p = norm_type.
+
+    >>> x = minflow.tensor([[[[3.0, 4.0], [0.0, 0.0]]]])
+    >>> minflow.nn.functional.lp_pool2d(x, 2, 2).tolist()
+    [[[[5.0]]]]
+    """
+    kh, kw = _pair("lp_pool2d", "kernel_size", kernel_size)
+    pooled = avg_pool2d(F.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_root(pooled, kh * kw, norm_type)

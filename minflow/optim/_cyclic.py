@@ -1,11 +1,13 @@
-"""OneCycleLR and ReduceLROnPlateau: the schedulers that also read or write more than lr
-(momentum / betas, a metric). Exported by minflow.optim.lr_scheduler."""
+"""CyclicLR, OneCycleLR and ReduceLROnPlateau: the schedulers that also read or write more
+than lr (momentum / betas, a metric). Exported by minflow.optim.lr_scheduler."""
 import math
+import types
+from functools import partial
 
 from .lr_scheduler import LRScheduler, _group_values
 from .optimizer import Optimizer
 
-__all__ = ["OneCycleLR", "ReduceLROnPlateau"]
+__all__ = ["CyclicLR", "OneCycleLR", "ReduceLROnPlateau"]
 
 
 def _per_group(name, optimizer, value):
@@ -21,6 +23,137 @@ def _per_group(name, optimizer, value):
 def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
     return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr,
             "start_momentum": start_momentum, "end_momentum": end_momentum}
+
+
+def _set_momentum(group, use_beta1, momentum):
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rate: lr goes from ``base_lr`` up to ``max_lr`` over
+    ``step_size_up`` steps and back over ``step_size_down``; the amplitude is scaled by
+    ``mode`` ("triangular": 1, "triangular2": halved each cycle, "exp_range":
+    gamma ** iteration) or by ``scale_fn``. With ``cycle_momentum``, momentum (SGD) or
+    beta1 (Adam) moves the opposite way between ``base_momentum`` and ``max_momentum``.
+    Step it after every batch.
+
+    >>> opt = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+    >>> sched = minflow.optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=0.5,
+    ...                                             step_size_up=2)
+    >>> lrs = [round(sched.get_last_lr()[0], 6)]
+    >>> for _ in range(4):
+    ...     opt.step(); sched.step(); lrs.append(round(sched.get_last_lr()[0], 6))
+    >>> lrs, round(opt.param_groups[0]["momentum"], 6)
+    ([0.1, 0.3, 0.5, 0.3, 0.1], 0.9)
+    """
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
+                 mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
+                 cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma = mode, gamma
+        self._scale_fn_custom, self.scale_mode = scale_fn, scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self._init_momentum(optimizer, base_momentum, max_momentum, last_epoch)
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_momentum(self, optimizer, base_momentum, max_momentum, last_epoch):
+        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+            raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
+                             "option enabled")
+        self.use_beta1 = "betas" in optimizer.defaults
+        self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+        self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+        if last_epoch != -1:
+            return
+        for high, low, group in zip(self.max_momentums, self.base_momentums,
+                                    optimizer.param_groups):
+            _set_momentum(group, self.use_beta1, high)
+            group["max_momentum"], group["base_momentum"] = high, low
+
+    def _init_scale_fn(self):
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref, self.scale_mode = self._triangular_scale_fn, "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref, self.scale_mode = self._triangular2_scale_fn, "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = partial(self._exp_range_scale_fn, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x):
+        """The amplitude's scale at cycle (or iteration) ``x``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    @staticmethod
+    def _triangular_scale_fn(x):
+        return 1.0
+
+    @staticmethod
+    def _triangular2_scale_fn(x):
+        return 1 / (2.0 ** (x - 1))
+
+    @staticmethod
+    def _exp_range_scale_fn(gamma, x):
+        return gamma ** x
+
+    def get_lr(self):
+        self._warn_if_outside_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base_lr + (max_lr - base_lr) * scale_factor * scale
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, low, high in zip(self.optimizer.param_groups, self.base_momentums,
+                                        self.max_momentums):
+                _set_momentum(group, self.use_beta1, high - (high - low) * scale_factor * scale)
+        return lrs
+
+    def state_dict(self):
+        """As the base's, without the scale function (a custom one's ``__dict__`` is kept
+        if it is a callable object)."""
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
 
 
 class OneCycleLR(LRScheduler):
@@ -83,10 +216,7 @@ class OneCycleLR(LRScheduler):
         for high, low, group in zip(_per_group("max_momentum", optimizer, max_momentum),
                                     _per_group("base_momentum", optimizer, base_momentum),
                                     optimizer.param_groups):
-            if self.use_beta1:
-                group["betas"] = (high, *group["betas"][1:])
-            else:
-                group["momentum"] = high
+            _set_momentum(group, self.use_beta1, high)
             group["max_momentum"], group["base_momentum"] = high, low
 
     def _anneal(self, start, end, pct):
@@ -115,10 +245,7 @@ class OneCycleLR(LRScheduler):
                 start_step = phase["end_step"]
             lrs.append(lr)
             if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = momentum
+                _set_momentum(group, self.use_beta1, momentum)
         return lrs
 
 

@@ -14,9 +14,10 @@ from weakref import ref
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR",
-           "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "LinearLR", "OneCycleLR",
-           "ReduceLROnPlateau"]
+__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR",
+           "ConstantLR", "LinearLR", "ExponentialLR", "SequentialLR", "CosineAnnealingLR",
+           "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts",
+           "OneCycleLR", "PolynomialLR"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
@@ -57,6 +58,10 @@ class LRScheduler:
         self.base_lrs = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         _track_step_called(optimizer)
+        self._initial_step()
+
+    def _initial_step(self):
+        """Reset the step count and take the first step (which sets the initial lr)."""
         self._step_count = 0
         self._is_initial = True
         try:
@@ -88,13 +93,19 @@ class LRScheduler:
                           "skipping the first value of the learning rate schedule.",
                           UserWarning, stacklevel=2)
         self._step_count += 1
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """Compute the lr for the next epoch (or for ``epoch``, by the closed form where
+        there is one) and write it into the groups."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
                 self.last_epoch += 1
                 values = self.get_lr()
             else:
-                warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
                 self.last_epoch = epoch
                 closed = getattr(self, "_get_closed_form_lr", None)
                 values = closed() if closed is not None else self.get_lr()
@@ -125,14 +136,10 @@ def _track_step_called(optimizer):
     optimizer.step = wrapper
 
 
-class LambdaLR(LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch), one lambda or one per group.
-
-    >>> opt = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=1.0)
-    >>> sched = minflow.optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.5 ** epoch)
-    >>> opt.step(); sched.step(); sched.get_last_lr()
-    [0.5]
-    """
+class _LambdaScheduler(LRScheduler):
+    """Shared by LambdaLR and MultiplicativeLR: one lambda or one per group; the state
+    dict keeps a callable object's ``__dict__`` (plain functions and lambdas are not
+    saved)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
@@ -146,8 +153,6 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self):
-        """As the base's, with each lambda's ``__dict__`` if it is a callable object (plain
-        functions and lambdas are not saved)."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType)
                                else fn.__dict__.copy() for fn in self.lr_lambdas]
@@ -161,10 +166,46 @@ class LambdaLR(LRScheduler):
             if saved is not None:
                 fn.__dict__.update(saved)
 
+
+class LambdaLR(_LambdaScheduler):
+    """lr = initial_lr * lr_lambda(epoch), one lambda or one per group.
+
+    >>> opt = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = minflow.optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.5 ** epoch)
+    >>> opt.step(); sched.step(); sched.get_last_lr()
+    [0.5]
+    """
+
     def get_lr(self):
         self._warn_if_outside_step()
         return [base_lr * lmbda(self.last_epoch)
                 for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(_LambdaScheduler):
+    """lr *= lr_lambda(epoch) at each step after the first, one lambda or one per group.
+
+    >>> opt = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = minflow.optim.lr_scheduler.MultiplicativeLR(opt, lambda epoch: 0.5)
+    >>> for _ in range(2):
+    ...     opt.step(); sched.step()
+    >>> sched.get_last_lr()
+    [0.25]
+    """
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        for fn in (lr_lambda if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]):
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got "
+                                f"{type(fn).__name__}")
+        super().__init__(optimizer, lr_lambda, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_outside_step()
+        if self._is_initial:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * lmbda(self.last_epoch)
+                for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
 
 
 class StepLR(LRScheduler):
@@ -215,6 +256,36 @@ class MultiStepLR(LRScheduler):
         milestones = sorted(self.milestones.elements())
         return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch)
                 for base_lr in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """lr = initial_lr * factor for the first ``total_iters`` epochs, then initial_lr.
+
+    >>> opt = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = minflow.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=1)
+    >>> lrs = [sched.get_last_lr()[0]]
+    >>> opt.step(); sched.step(); lrs + sched.get_last_lr()
+    [0.5, 1.0]
+    """
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_outside_step()
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in groups]
+        if self.last_epoch != self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters)
+                           * (1 - self.factor)) for base_lr in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -383,4 +454,31 @@ class LinearLR(LRScheduler):
                 for base_lr in self.base_lrs]
 
 
-from ._cyclic import OneCycleLR, ReduceLROnPlateau  # noqa: E402  (they subclass LRScheduler)
+class PolynomialLR(LRScheduler):
+    """lr = initial_lr * (1 - min(epoch, total_iters) / total_iters) ** power.
+
+    >>> opt = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = minflow.optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=2.0)
+    >>> opt.step(); sched.step(); sched.get_last_lr()
+    [0.5625]
+    """
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_outside_step()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        decay = ((1.0 - self.last_epoch / self.total_iters)
+                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [group["lr"] * decay for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
+                ** self.power for base_lr in self.base_lrs]
+
+
+from ._cyclic import CyclicLR, OneCycleLR, ReduceLROnPlateau  # noqa: E402  (subclasses)
+from ._composite import ChainedScheduler, SequentialLR  # noqa: E402

@@ -152,7 +152,7 @@ class Optimizer:
         if op is None:
             raise NotImplementedError(f"{type(self).__name__} must define step() or "
                                       f"_update_group()")
-        attrs = group_attrs(op, {a.name: tuple(group[a.name]) if a.name == "betas"
+        attrs = group_attrs(op, {a.name: tuple(group[a.name]) if a.type == "floats"
                                  else group[a.name] for a in op.attrs if a.name in group})
         keys = [self._state_keys.get(spec.name, spec.name) for spec in op.inputs[2:]
                 if spec.name != "scalars"]

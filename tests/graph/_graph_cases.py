@@ -319,6 +319,39 @@ CASES.update({
         [Leaf(2, 3, 4, 4), Leaf(3, 2, 3, 3), Leaf(2)]),
     "composite/adaptive_max_pool2d": (lambda x: nnF.adaptive_max_pool2d(x, (2, 3)),
                                       [Leaf(2, 3, 5, 5)]),
+    "composite/selu": (nnF.selu, [Leaf(3, 4)]),
+    "composite/celu": (lambda x: nnF.celu(x, 0.6), [Leaf(3, 4)]),
+    "composite/softmin": (lambda x: nnF.softmin(x, 1), [Leaf(3, 4)]),
+    "composite/shrinks": (lambda x: nnF.softshrink(x, 0.3) + nnF.hardshrink(x, 0.4)
+                          + nnF.tanhshrink(x), [Leaf(3, 4)]),
+    "composite/threshold": (lambda x: nnF.threshold(x, 0.1, 2.0), [Leaf(3, 4)]),
+    "composite/rrelu_eval": (lambda x: nnF.rrelu(x, 0.2, 0.3), [Leaf(3, 4)]),
+    "im2col": (lambda x: nnF.unfold(x, (2, 3), dilation=(2, 1), padding=1, stride=(1, 2)),
+               [Leaf(2, 3, 5, 6)]),
+    "col2im": (lambda x: nnF.fold(x, (4, 5), 2, padding=(1, 0)), [Leaf(2, 8, 20)]),
+    "composite/rms_norm": (lambda x, w: nnF.rms_norm(x, (3, 4), w), [Leaf(2, 3, 4),
+                                                                     Leaf(3, 4)]),
+    "composite/shuffles": (lambda x: nnF.channel_shuffle(nnF.pixel_unshuffle(
+        nnF.pixel_shuffle(x, 2), 2), 2), [Leaf(2, 8, 3, 2)]),
+    "composite/gaussian_nll_loss": (lambda x, y, v: nnF.gaussian_nll_loss(x, y, v, full=True),
+                                    [Leaf(3, 4), Leaf(3, 4), Leaf(3, 1, **POS)]),
+    "composite/poisson_nll_loss": (lambda x, y: nnF.poisson_nll_loss(x, y, full=True),
+                                   [Leaf(3, 4), Leaf(3, 4, low=0.0, high=4.0)]),
+    "composite/multi_margin_loss": (lambda x, t: nnF.multi_margin_loss(x, t, p=2),
+                                    [Leaf(3, 4), Ints(4, 3)]),
+    "composite/multilabel_margin_loss": (
+        lambda x: nnF.multilabel_margin_loss(x, minflow.tensor([[2, 0, -1, 1], [3, -1, 0, 0],
+                                                                [0, 1, 2, 3]])), [Leaf(3, 4)]),
+    "composite/bilinear": (nnF.bilinear, [Leaf(3, 4), Leaf(3, 2), Leaf(5, 4, 2), Leaf(5)]),
+    "composite/local_response_norm": (lambda x: nnF.local_response_norm(x, 3, 0.5),
+                                      [Leaf(2, 4, 3)]),
+    "composite/lp_pool2d": (lambda x: nnF.lp_pool2d(x, 2.0, 2), [Leaf(2, 3, 4, 4, **POS)]),
+    "composite/triplet_with_distance": (
+        lambda a, p, n: nnF.triplet_margin_with_distance_loss(a, p, n, swap=True),
+        [Leaf(3, 4), Leaf(3, 4), Leaf(3, 4)]),
+    "composite/embedding_bag": (lambda w, i: nnF.embedding_bag(
+        i, w, minflow.tensor([0, 2, 2]), mode="mean", padding_idx=1) + nnF.embedding_bag(
+        i, w, minflow.tensor([0, 3, 3]), mode="max"), [Leaf(5, 3), Ints(5, 6)]),
     "composite/lstm": (lambda x, h, c, w, u: minflow.nn.modules.rnn._lstm_step(
         nnF.linear(x, w), h, c, u, None), [Leaf(2, 3), Leaf(2, 4), Leaf(2, 4), Leaf(16, 3),
                                           Leaf(16, 4)]),

@@ -62,6 +62,9 @@ OPTIMIZERS = {
                                        initial_accumulator_value=0.1),
     "adadelta": lambda p: optim.Adadelta(p, lr=1.0, weight_decay=1e-2),
     "adamax": lambda p: optim.Adamax(p, lr=0.02, weight_decay=1e-2),
+    "rprop": lambda p: optim.Rprop(p, lr=0.02, etas=(0.4, 1.3), step_sizes=(1e-4, 0.1)),
+    "rprop_maximize": lambda p: optim.Rprop(p, lr=0.01, maximize=True),
+    "asgd": lambda p: optim.ASGD(p, lr=0.05, t0=2, lambd=0.01, weight_decay=1e-2),
     "nadam": lambda p: optim.NAdam(p, lr=0.02),
     "nadam_decoupled": lambda p: optim.NAdam(p, lr=0.02, weight_decay=1e-2,
                                              decoupled_weight_decay=True),
@@ -241,8 +244,22 @@ def test_cycled_hyperparameters_on_each_device(device, make):
     assert [v.device.type for v in scalars] == ["cpu"]        # read on the host
 
 
+SCHEDULERS = {
+    "OneCycleLR": lambda lib, opt: lib.OneCycleLR(opt, 0.05, total_steps=6),
+    "CyclicLR": lambda lib, opt: lib.CyclicLR(opt, 0.01, 0.05, step_size_up=2,
+                                              mode="exp_range", gamma=0.9),
+    "SequentialLR": lambda lib, opt: lib.SequentialLR(
+        opt, [lib.ConstantLR(opt, factor=0.5, total_iters=2),
+              lib.PolynomialLR(opt, total_iters=4, power=2.0)], milestones=[2]),
+    "ChainedScheduler": lambda lib, opt: lib.ChainedScheduler(
+        [lib.MultiplicativeLR(opt, lambda e: 0.9), lib.ConstantLR(opt, total_iters=3)]),
+}
+
+
+@pytest.mark.parametrize("scheduler", sorted(SCHEDULERS))
 @pytest.mark.parametrize("name", ["SGD", "Adam"])
-def test_cycled_training_in_a_graph_matches_torch(name):
+def test_scheduled_training_in_a_graph_matches_torch(name, scheduler):
+    """lr (and CyclicLR's and OneCycleLR's momentum or beta1) fed at each call."""
     torch = pytest.importorskip("torch")
     kwargs = {"lr": 0.05, "momentum": 0.9} if name == "SGD" else {"lr": 0.01}
     data = _data(6, seed=7)
@@ -253,8 +270,8 @@ def test_cycled_training_in_a_graph_matches_torch(name):
         ref.bias.copy_(torch.tensor(model.bias.detach().numpy()))
     opt = getattr(optim, name)(model.parameters(), **kwargs)
     ref_opt = getattr(torch.optim, name)(ref.parameters(), **kwargs)
-    graph = Train(model, opt, optim.lr_scheduler.OneCycleLR(opt, 0.05, total_steps=6))
-    ref_sched = torch.optim.lr_scheduler.OneCycleLR(ref_opt, 0.05, total_steps=6)
+    graph = Train(model, opt, SCHEDULERS[scheduler](optim.lr_scheduler, opt))
+    ref_sched = SCHEDULERS[scheduler](torch.optim.lr_scheduler, ref_opt)
     for x, y in data:
         loss = torch.nn.functional.cross_entropy(ref(torch.tensor(x.numpy())),
                                                  torch.tensor(y.numpy()))
@@ -265,4 +282,5 @@ def test_cycled_training_in_a_graph_matches_torch(name):
         assert graph(x, y).item() == pytest.approx(loss.item(), rel=1e-12)
     np.testing.assert_allclose(model.weight.detach().numpy(), ref.weight.detach().numpy(),
                                rtol=1e-12)
+    assert graph._optimizers[0][1].get_last_lr() == ref_sched.get_last_lr()
     assert graph.compiles == 1

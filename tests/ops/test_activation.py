@@ -23,6 +23,17 @@ REFERENCES = {
     "hardtanh": (lambda x: Fn.hardtanh(x, -0.5, 2.0), lambda x: np.clip(x, -0.5, 2.0)),
     "sigmoid": (Fn.sigmoid, lambda x: 1 / (1 + np.exp(-x))),
     "tanh": (Fn.tanh, np.tanh),
+    "selu": (Fn.selu, lambda x: 1.0507009873554805 * np.where(
+        x > 0, x, 1.6732632423543772 * np.expm1(x))),
+    "celu": (lambda x: Fn.celu(x, 0.7), lambda x: np.where(x > 0, x, 0.7 * np.expm1(x / 0.7))),
+    "softshrink": (lambda x: Fn.softshrink(x, 0.35), lambda x: np.where(
+        x > 0.35, x - 0.35, np.where(x < -0.35, x + 0.35, 0))),
+    "hardshrink": (lambda x: Fn.hardshrink(x, 1.15), lambda x: np.where(np.abs(x) > 1.15, x, 0)),
+    "tanhshrink": (Fn.tanhshrink, lambda x: x - np.tanh(x)),
+    "threshold": (lambda x: Fn.threshold(x, 0.2, -1.5), lambda x: np.where(x > 0.2, x, -1.5)),
+    "rrelu_eval": (lambda x: Fn.rrelu(x, 0.1, 0.4), lambda x: np.where(x > 0, x, 0.25 * x)),
+    "softmin": (lambda x: Fn.softmin(x, -1), lambda x: np.exp(-x - np.log(np.exp(-x).sum(
+        -1, keepdims=True)))),
 }
 
 

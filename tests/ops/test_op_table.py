@@ -1,6 +1,6 @@
 """The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py,
-test_special.py, test_unary_math.py, test_binary_math.py, test_scan_reduce.py and
-test_gamma.py, run through
+test_nn_layers.py, test_loss_more.py, test_special.py, test_unary_math.py,
+test_binary_math.py, test_scan_reduce.py and test_gamma.py, run through
 minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
@@ -13,6 +13,8 @@ from test_activation import REFERENCES, X
 from test_elementwise import BINARY, FLOATS, GRAD_OPS, UNARY, anywhere, grad_op, sample
 from test_nn_extra import DOUBLE_BACKWARD, away_from_kinks
 from test_nn_extra import REFERENCES as NN_REFERENCES
+from test_nn_layers import REFERENCES as LAYER_REFERENCES
+from test_loss_more import REFERENCES as LOSS_REFERENCES
 from test_special import UNARY as SPECIAL
 from test_unary_math import UNARY as UNARY_MATH
 from test_binary_math import BINARY as BINARY_MATH, sample as sample_math
@@ -21,7 +23,8 @@ from test_gamma import TABLE as GAMMA, needs_scipy
 
 # composites, and public functions that are not their op's own (no kernels to declare
 # dtypes from): forward runs in the float dtypes only
-COMPOSITES = {"elu", "gelu_tanh", "silu", "softplus", "hardtanh"}
+COMPOSITES = {"elu", "gelu_tanh", "silu", "softplus", "hardtanh", "selu", "celu", "softshrink",
+              "hardshrink", "tanhshrink", "threshold", "rrelu_eval", "softmin"}
 TOL = {"float16": (3e-3, 3e-3), "float32": (1e-6, 1e-6), "float64": (1e-10, 1e-12)}
 
 
@@ -76,6 +79,20 @@ def test_nn_table(name, device):
              devices=[device], gradgrad=name in DOUBLE_BACKWARD,
              tol={"float32": (1e-4, 1e-4), "float64": (1e-9, 1e-12)},
              check_dtype=name not in FLOAT64_REFERENCES)
+
+
+@pytest.mark.parametrize("name", sorted(LAYER_REFERENCES))
+def test_nn_layer_table(name, device):
+    fn, ref, inputs = LAYER_REFERENCES[name]
+    check_op(fn, [Sample(*inputs)], ref, dtypes=["float16", "float32", "float64"],
+             devices=[device], tol={**TOL, "float32": (1e-5, 1e-6)})
+
+
+@pytest.mark.parametrize("name", sorted(LOSS_REFERENCES))
+def test_loss_table(name, device):
+    fn, ref, inputs = LOSS_REFERENCES[name]
+    check_op(fn, [Sample(*inputs)], ref, dtypes=["float32", "float64"], devices=[device],
+             tol={"float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12)})
 
 
 @pytest.mark.parametrize("name", sorted(n for n, case in SPECIAL.items() if case[1] is not None))

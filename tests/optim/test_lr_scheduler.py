@@ -34,6 +34,36 @@ def _schedulers(module):
             max_momentum=[0.9, 0.99]),
         "OneCycleLR-no-momentum": lambda opt: module.OneCycleLR(
             opt, max_lr=1.0, total_steps=STEPS, cycle_momentum=False),
+        "MultiplicativeLR": lambda opt: module.MultiplicativeLR(
+            opt, [lambda e: 0.9, lambda e: 1.0 - 0.01 * e]),
+        "ConstantLR": lambda opt: module.ConstantLR(opt, factor=0.25, total_iters=7),
+        "PolynomialLR": lambda opt: module.PolynomialLR(opt, total_iters=20, power=1.7),
+        "CyclicLR-triangular": lambda opt: module.CyclicLR(
+            opt, base_lr=0.01, max_lr=[0.1, 0.2], step_size_up=4, step_size_down=3),
+        "CyclicLR-triangular2": lambda opt: module.CyclicLR(
+            opt, base_lr=[0.01, 0.02], max_lr=0.1, step_size_up=3, mode="triangular2",
+            base_momentum=0.7, max_momentum=[0.95, 0.9]),
+        "CyclicLR-exp_range": lambda opt: module.CyclicLR(
+            opt, base_lr=0.01, max_lr=0.1, step_size_up=5, mode="exp_range", gamma=0.97),
+        "CyclicLR-scale_fn-no-momentum": lambda opt: module.CyclicLR(
+            opt, base_lr=0.01, max_lr=0.1, step_size_up=2, scale_fn=lambda x: 0.8 ** x,
+            scale_mode="iterations", cycle_momentum=False),
+        "SequentialLR": lambda opt: module.SequentialLR(opt, [
+            module.LinearLR(opt, start_factor=0.1, total_iters=5),
+            module.ExponentialLR(opt, gamma=0.9),
+            module.CosineAnnealingLR(opt, T_max=6, eta_min=0.001)], milestones=[5, 18]),
+        "SequentialLR-constant-step": lambda opt: module.SequentialLR(opt, [
+            module.ConstantLR(opt, factor=0.5, total_iters=3),
+            module.StepLR(opt, step_size=4, gamma=0.5)], milestones=[3]),
+        "ChainedScheduler": lambda opt: module.ChainedScheduler([
+            module.ConstantLR(opt, factor=0.1, total_iters=4),
+            module.ExponentialLR(opt, gamma=0.9),
+            module.PolynomialLR(opt, total_iters=25, power=0.5)]),
+        "ChainedScheduler-sequential": lambda opt: module.ChainedScheduler([
+            module.SequentialLR(opt, [module.ConstantLR(opt, factor=0.5, total_iters=2),
+                                      module.MultiplicativeLR(opt, lambda e: 0.95)],
+                                milestones=[4]),
+            module.StepLR(opt, step_size=5, gamma=0.5)], optimizer=opt),
     }
 
 
@@ -91,7 +121,8 @@ def test_reduce_lr_on_plateau_matches_torch(options):
 
 
 @pytest.mark.parametrize("scheduler", ["StepLR", "MultiStepLR", "ExponentialLR",
-                                       "CosineAnnealingLR", "LinearLR"])
+                                       "CosineAnnealingLR", "LinearLR", "ConstantLR",
+                                       "PolynomialLR"])
 def test_step_with_epoch_uses_the_closed_form_as_torch(scheduler):
     results = []
     for module, tensor in ((minflow, minflow.tensor), (torch, torch.tensor)):
@@ -108,7 +139,9 @@ def test_step_with_epoch_uses_the_closed_form_as_torch(scheduler):
 
 
 @pytest.mark.parametrize("scheduler", ["StepLR", "CosineAnnealingLR", "OneCycleLR-cos",
-                                       "LambdaLR"])
+                                       "LambdaLR", "MultiplicativeLR", "ConstantLR",
+                                       "PolynomialLR", "CyclicLR-triangular2",
+                                       "CyclicLR-exp_range"])
 def test_state_dict_round_trip(scheduler):
     _, first = _run(minflow, minflow.tensor, scheduler, "SGD")
     state = first.state_dict()
@@ -184,3 +217,78 @@ def test_warm_restarts_errors(kwargs, match):
     opt = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=0.5)
     with pytest.raises(ValueError, match=match):
         lr_scheduler.CosineAnnealingWarmRestarts(opt, **kwargs)
+
+
+NEW_SCHEDULERS = ["MultiplicativeLR", "ConstantLR", "PolynomialLR", "CyclicLR-triangular",
+                  "CyclicLR-triangular2", "CyclicLR-exp_range", "SequentialLR",
+                  "ChainedScheduler", "ChainedScheduler-sequential"]
+
+
+def _state_keys(state):
+    keys = sorted(state)
+    inner = [_state_keys(s) for s in state.get("_schedulers", [])]
+    return keys, inner
+
+
+@pytest.mark.parametrize("scheduler", NEW_SCHEDULERS)
+def test_state_dict_keys_match_torch(scheduler):
+    _, ours = _run(minflow, minflow.tensor, scheduler, "SGD")
+    _, theirs = _run(torch, torch.tensor, scheduler, "SGD")
+    assert _state_keys(ours.state_dict()) == _state_keys(theirs.state_dict())
+
+
+@pytest.mark.parametrize("scheduler", NEW_SCHEDULERS)
+def test_resumed_scheduler_continues_the_sequence(scheduler):
+    """Save the scheduler and optimizer halfway, load both into fresh ones: the rest of the
+    lr sequence is the uninterrupted one."""
+    runs = []
+    for _ in range(2):
+        params = [minflow.tensor([1.0], requires_grad=True),
+                  minflow.tensor([2.0], requires_grad=True)]
+        opt = _optimizers(minflow.optim, "SGD")(params)
+        runs.append((opt, _schedulers(lr_scheduler)[scheduler](opt)))
+    (opt, sched), (opt2, sched2) = runs
+    for _ in range(STEPS // 2):
+        opt.step()
+        sched.step()
+    opt2.load_state_dict(opt.state_dict())
+    sched2.load_state_dict(sched.state_dict())
+    assert sched2.get_last_lr() == sched.get_last_lr()
+    for _ in range(STEPS // 2):
+        opt.step()
+        sched.step()
+        opt2.step()
+        sched2.step()
+        assert sched2.get_last_lr() == sched.get_last_lr()
+        assert _momenta(opt2) == _momenta(opt)
+
+
+def test_composite_and_cyclic_errors():
+    opt = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=0.1)
+    other = minflow.optim.SGD([minflow.zeros(1, requires_grad=True)], lr=0.1)
+    with pytest.raises(ValueError, match="SequentialLR expects at least one scheduler"):
+        lr_scheduler.SequentialLR(opt, [], milestones=[])
+    with pytest.raises(ValueError, match="number of schedulers 2 and the number of "
+                                         "milestones to be equal to 0"):
+        lr_scheduler.SequentialLR(opt, [lr_scheduler.ConstantLR(opt),
+                                        lr_scheduler.ConstantLR(opt)], milestones=[])
+    with pytest.raises(ValueError, match="does not support `ReduceLROnPlateau`"):
+        lr_scheduler.ChainedScheduler([lr_scheduler.ReduceLROnPlateau(opt)])
+    with pytest.raises(ValueError, match="same optimizer, but got scheduler ConstantLR at "
+                                         "index 1"):
+        lr_scheduler.ChainedScheduler([lr_scheduler.ConstantLR(opt),
+                                       lr_scheduler.ConstantLR(other)])
+    with pytest.raises(TypeError, match="ChainedScheduler at index 0 should have `optimizer`"):
+        lr_scheduler.ChainedScheduler([object()], optimizer=opt)
+    with pytest.raises(ValueError, match="mode is invalid and scale_fn is None"):
+        lr_scheduler.CyclicLR(opt, 0.1, 1.0, mode="sine")
+    with pytest.raises(ValueError, match="max_lr must have the same length as "
+                                         "optimizer.param_groups"):
+        lr_scheduler.CyclicLR(opt, 0.1, [1.0, 2.0])
+    with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
+        lr_scheduler.CyclicLR(minflow.optim.Adagrad([minflow.zeros(1, requires_grad=True)]),
+                              0.1, 1.0)
+    with pytest.raises(ValueError, match="Constant multiplicative factor expected"):
+        lr_scheduler.ConstantLR(opt, factor=1.5)
+    with pytest.raises(TypeError, match="lr_lambda should be a function, but got float"):
+        lr_scheduler.MultiplicativeLR(opt, 0.5)

@@ -48,7 +48,13 @@ CASES = (
                                       maximize=[False, True])]
     + [("RAdam", c) for c in _product(lr=[0.01], betas=[(0.9, 0.999), (0.3, 0.5)],
                                       weight_decay=[0, 0.1], decoupled_weight_decay=[False, True],
-                                      maximize=[False, True])])
+                                      maximize=[False, True])]
+    + [("Rprop", c) for c in _product(lr=[0.01, 0.3], etas=[(0.5, 1.2), (0.2, 1.9)],
+                                      step_sizes=[(1e-6, 50), (0.02, 0.4)],
+                                      maximize=[False, True])]
+    + [("ASGD", c) for c in _product(lr=[0.01, 0.3], lambd=[1e-4, 0.1], alpha=[0.75, 0.3],
+                                     t0=[1e6, 2], weight_decay=[0, 0.1],
+                                     maximize=[False, True])])
 
 
 def _case_id(case):
@@ -93,7 +99,7 @@ def test_matches_torch(case, dtype):
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
-                                  "Adamax", "NAdam", "RAdam"])
+                                  "Adamax", "NAdam", "RAdam", "ASGD"])
 def test_per_group_options_match_torch(name):
     options = {"SGD": {"momentum": 0.9}, "RMSprop": {"momentum": 0.5}}.get(name, {})
 
@@ -104,7 +110,7 @@ def test_per_group_options_match_torch(name):
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-                                  "NAdam", "RAdam"])
+                                  "NAdam", "RAdam", "Rprop", "ASGD"])
 def test_params_without_grad_are_skipped_as_torch(name):
     values = initial_values(np.float64)
     mf_params, t_params = minflow_params(values), [torch.tensor(v, requires_grad=True)
@@ -123,7 +129,7 @@ def test_params_without_grad_are_skipped_as_torch(name):
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
-                                  "Adamax", "NAdam", "RAdam"])
+                                  "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"])
 def test_repr_and_state_dict_layout_match_torch(name):
     values = initial_values(np.float64)
     mf_params, t_params = minflow_params(values), [torch.tensor(v, requires_grad=True)
@@ -163,7 +169,10 @@ def test_error_messages_match_torch():
              ("Adadelta", {"eps": -1}), ("Adadelta", {"weight_decay": -1}),
              ("Adamax", {"betas": (1.0, 0.9)}), ("Adamax", {"eps": -1}),
              ("NAdam", {"momentum_decay": -1}), ("NAdam", {"betas": (0.9, 1.0)}),
-             ("RAdam", {"lr": -1}), ("RAdam", {"weight_decay": -1})]
+             ("RAdam", {"lr": -1}), ("RAdam", {"weight_decay": -1}),
+             ("Rprop", {"lr": -1}), ("Rprop", {"etas": (1.5, 1.2)}),
+             ("Rprop", {"etas": (0.5, 0.9)}), ("ASGD", {"lr": -1}),
+             ("ASGD", {"weight_decay": -1})]
     for name, options in cases:
         with pytest.raises(ValueError) as expected:
             getattr(torch.optim, name)([tp], **options)

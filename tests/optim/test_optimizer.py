@@ -18,6 +18,8 @@ OPTIMIZERS = {
     "Adamax": lambda p: minflow.optim.Adamax(p, weight_decay=0.1),
     "NAdam": lambda p: minflow.optim.NAdam(p, decoupled_weight_decay=True, weight_decay=0.1),
     "RAdam": lambda p: minflow.optim.RAdam(p, weight_decay=0.1),
+    "Rprop": lambda p: minflow.optim.Rprop(p, etas=(0.4, 1.3)),
+    "ASGD": lambda p: minflow.optim.ASGD(p, t0=2, lambd=0.01),
 }
 
 
@@ -157,9 +159,10 @@ def test_state_dict_layout():
     assert sd["param_groups"][1]["lr"] == 0.1
 
 
-# NOTE: not NAdam: loading casts its float32 ``mu_product`` to the float64 parameters' dtype
-# (as torch does), so the continued run is close but not bit-identical
-@pytest.mark.parametrize("name", sorted(set(OPTIMIZERS) - {"NAdam"}))
+# NOTE: not NAdam and ASGD: loading casts NAdam's float32 ``mu_product`` and ASGD's ``eta``
+# and ``mu`` to the float64 parameters' dtype (as torch does), so the continued run is close
+# but not bit-identical (test_loaded_float32_state_takes_the_param_dtype_as_torch)
+@pytest.mark.parametrize("name", sorted(set(OPTIMIZERS) - {"NAdam", "ASGD"}))
 def test_state_dict_round_trip_continues_identically(name):
     grads = gradients(np.float64, 6)
     first_params = _params()
@@ -266,3 +269,19 @@ def test_custom_optimizer_must_define_an_update():
     opt = Custom(_params(), {"lr": 0.1})
     with pytest.raises(NotImplementedError, match="Custom must define step"):
         opt.step()
+
+
+def test_loaded_float32_state_takes_the_param_dtype_as_torch():
+    torch = pytest.importorskip("torch")
+    dtypes = []
+    for lib in (minflow, torch):
+        w = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        opt = lib.optim.ASGD([w])
+        w.grad = lib.ones(3, dtype=lib.float64)
+        opt.step()
+        other = lib.optim.ASGD([lib.ones(3, dtype=lib.float64, requires_grad=True)])
+        other.load_state_dict(opt.state_dict())
+        state = other.state[other.param_groups[0]["params"][0]]
+        dtypes.append({k: str(v.dtype).split(".")[-1] for k, v in state.items()})
+    assert dtypes[0] == dtypes[1] == {"step": "float32", "eta": "float64", "mu": "float64",
+                                      "ax": "float64"}

@@ -8,7 +8,7 @@ from minflow.core.device import array_module
 from minflow.kernels.registry import find_kernel
 from minflow.ops import optim as ops
 from minflow.ops.registry import get_op
-from minflow.ops import optim_adam
+from minflow.ops import optim_adam, optim_rprop_asgd
 
 DTYPES = [minflow.float16, minflow.float32, minflow.float64]
 P, G = np.array([1.0, -2.0, 0.5]), np.array([0.5, 0.25, -1.0])
@@ -63,9 +63,23 @@ def _radam(dtype, device):
         P - 0.1 * G
 
 
+def _rprop(dtype, device):
+    # prev has the signs of G but the last: step sizes * 1.2, 1.2, and 0.5 (that step skipped)
+    prev, size = _t([1.0, 1.0, 1.0], dtype, device), _t([0.1, 0.2, 0.4], dtype, device)
+    return optim_rprop_asgd.rprop_update, [prev, size, _t(0.0, minflow.float32, device)], {}, \
+        P - np.sign(G) * np.array([0.12, 0.24, 0.0])
+
+
+def _asgd(dtype, device):
+    eta, mu = _t(0.1, minflow.float32, device), _t(1.0, minflow.float32, device)
+    return optim_rprop_asgd.asgd_update, [_t(np.zeros(3), dtype, device), eta, mu,
+                                          _t(0.0, minflow.float32, device)], \
+        {"lr": 0.1, "lambd": 0.5}, P * (1 - 0.5 * 0.1) - 0.1 * G
+
+
 CASES = {"sgd_update": _sgd, "adam_update": _adam, "rmsprop_update": _rmsprop,
          "adagrad_update": _adagrad, "adadelta_update": _adadelta, "adamax_update": _adamax,
-         "radam_update": _radam}
+         "radam_update": _radam, "rprop_update": _rprop, "asgd_update": _asgd}
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)

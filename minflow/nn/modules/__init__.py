@@ -1,28 +1,36 @@
 """The layers of minflow.nn, one file per family as in torch.nn.modules."""
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
-from .linear import Identity, Linear
+from .linear import Identity, Linear, Bilinear
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .pooling import (MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, MaxPool1d,
-                      AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d)
+                      AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, LPPool1d, LPPool2d)
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .normalization import LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d
+from .normalization import (LayerNorm, RMSNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d,
+                            LocalResponseNorm)
 from .padding import (ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, ReflectionPad1d,
                       ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, CircularPad1d,
                       CircularPad2d)
-from .dropout import Dropout, Dropout2d
-from .sparse import Embedding
+from .dropout import Dropout, Dropout1d, Dropout2d, AlphaDropout, FeatureAlphaDropout
+from .sparse import Embedding, EmbeddingBag
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .flatten import Flatten, Unflatten
 from .activation import (ReLU, LeakyReLU, ELU, GELU, SiLU, Sigmoid, Tanh, Softmax,
                          LogSoftmax, Softplus, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish,
                          LogSigmoid, Softsign, PReLU, GLU)
+from .activation_extra import (SELU, CELU, Softmin, Softmax2d, Softshrink, Hardshrink,
+                               Tanhshrink, Threshold, RReLU)
+from .fold import Fold, Unfold
+from .shuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle
 from .attention import MultiheadAttention
 from .transformer import (TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
                           TransformerDecoder, Transformer)
-from .loss import (L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
-                   SmoothL1Loss, HuberLoss, KLDivLoss, SoftMarginLoss, MarginRankingLoss,
+from .loss import (L1Loss, MSELoss, NLLLoss, NLLLoss2d, CrossEntropyLoss, BCELoss,
+                   BCEWithLogitsLoss, SmoothL1Loss, HuberLoss, KLDivLoss, SoftMarginLoss,
+                   MarginRankingLoss,
                    HingeEmbeddingLoss, CosineEmbeddingLoss, TripletMarginLoss,
-                   MultiLabelSoftMarginLoss)
+                   MultiLabelSoftMarginLoss, GaussianNLLLoss, PoissonNLLLoss,
+                   MultiMarginLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss)
 from .distance import CosineSimilarity, PairwiseDistance
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
@@ -44,4 +52,11 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "TransformerDecoder", "Transformer", "ReflectionPad1d", "ReflectionPad2d",
            "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "PReLU",
            "GLU", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "HingeEmbeddingLoss",
-           "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss"]
+           "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "SELU",
+           "CELU", "Softmin", "Softmax2d", "Softshrink", "Hardshrink", "Tanhshrink",
+           "Threshold", "RReLU", "RMSNorm", "Fold", "Unfold", "PixelShuffle",
+           "PixelUnshuffle", "ChannelShuffle", "GaussianNLLLoss", "PoissonNLLLoss",
+           "MultiMarginLoss", "MultiLabelMarginLoss", "Bilinear", "LocalResponseNorm",
+           "LPPool1d", "LPPool2d", "Dropout1d", "AlphaDropout", "FeatureAlphaDropout",
+           "TripletMarginWithDistanceLoss", "EmbeddingBag", "NLLLoss2d",
+           "AdaptiveLogSoftmaxWithLoss"]

@@ -1,8 +1,9 @@
-"""Dropout and Dropout2d: random zeroing while training, the identity in eval mode."""
+"""Dropout, Dropout1d, Dropout2d and the alpha dropouts: random zeroing (or SELU's
+saturation value) while training, the identity in eval mode."""
 from ...core.namespace import F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout2d"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -40,3 +41,37 @@ class Dropout2d(_DropoutNd):
 
     def forward(self, input):
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """Zero whole channels of an (N, C, L) or (C, L) input with probability ``p`` while
+    training.
+
+    >>> minflow.nn.Dropout1d(0.2)(minflow.ones(2, 3, 4)).shape
+    minflow.Size([2, 3, 4])
+    """
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Alpha dropout for SELU networks: keeps zero mean and unit variance while training.
+
+    >>> minflow.nn.AlphaDropout(0.2)
+    AlphaDropout(p=0.2, inplace=False)
+    """
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels while training.
+
+    >>> minflow.nn.FeatureAlphaDropout(0.2)(minflow.ones(2, 3, 4)).shape
+    minflow.Size([2, 3, 4])
+    """
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -1,4 +1,4 @@
-"""Identity and Linear (y = x W^T + b)."""
+"""Identity, Linear (y = x W^T + b) and Bilinear (y = x1^T A x2 + b)."""
 import math
 
 from ...core.namespace import F
@@ -6,7 +6,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
@@ -62,6 +62,44 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """y = x1^T A x2 + b over the last dims of x1 and x2: weight A (out_features,
+    in1_features, in2_features) and bias ~ U(-k, k), k = 1/sqrt(in1_features).
+
+    >>> m = minflow.nn.Bilinear(20, 30, 40)
+    >>> m
+    Bilinear(in1_features=20, in2_features=30, out_features=40, bias=True)
+    >>> m(minflow.ones(128, 20), minflow.ones(128, 30)).shape
+    minflow.Size([128, 40])
+    """
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        self.weight = Parameter(F.empty(out_features, in1_features, in2_features,
+                                        device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(F.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 class NonDynamicallyQuantizableLinear(Linear):

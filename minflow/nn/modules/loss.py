@@ -6,12 +6,15 @@ and appears in ``state_dict`` as in PyTorch.
 import warnings
 
 from ...core.namespace import F
+from .distance import PairwiseDistance
 from .module import Module
 
-__all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
+__all__ = ["L1Loss", "MSELoss", "NLLLoss", "NLLLoss2d", "CrossEntropyLoss", "BCELoss",
+           "BCEWithLogitsLoss",
            "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
-           "MultiLabelSoftMarginLoss"]
+           "MultiLabelSoftMarginLoss", "GaussianNLLLoss", "PoissonNLLLoss", "MultiMarginLoss",
+           "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
 
 
 def _legacy_reduction(size_average, reduce):
@@ -79,6 +82,24 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """NLLLoss under its old name for (N, C, H, W) inputs; deprecated, as in PyTorch.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     loss = minflow.nn.NLLLoss2d()
+    >>> loss(minflow.zeros(1, 2, 1, 1), minflow.tensor([[[1]]])).item()
+    0.0
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):
@@ -275,3 +296,102 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
                                              reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """(log(var) + (input - target)^2 / var) / 2 (var clamped to at least eps), plus
+    log(2 pi) / 2 with ``full``; call it as loss(input, target, var).
+
+    >>> loss = minflow.nn.GaussianNLLLoss()
+    >>> loss(minflow.tensor([1.0, 2.0]), minflow.tensor([1.0, 0.0]), minflow.ones(2)).item()
+    1.0
+    """
+
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(None, None, reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input, target, var):
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """exp(input) - target * input (``log_input``), else input - target * log(input + eps);
+    ``full`` adds Stirling's term where target > 1.
+
+    >>> loss = minflow.nn.PoissonNLLLoss()
+    >>> round(loss(minflow.tensor([0.0, 1.0]), minflow.tensor([1.0, 2.0])).item(), 4)
+    0.8591
+    """
+
+    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                 reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input, target):
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
+                                  eps=self.eps, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """Per sample, sum over i != y of weight[y] * max(0, margin - x[y] + x[i])^p, over C.
+
+    >>> loss = minflow.nn.MultiMarginLoss()
+    >>> round(loss(minflow.tensor([[0.1, 0.2, 0.4, 0.8]]), minflow.tensor([3])).item(), 4)
+    0.325
+    """
+
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got p={p}")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"MultiMarginLoss: weight must be one-dimensional, got shape "
+                             f"{list(weight.shape)}")
+        self.p, self.margin = p, margin
+
+    def forward(self, input, target):
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                   weight=self.weight, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Per sample, sum over its target classes j (listed until the first -1) and the other
+    classes i of max(0, 1 - (x[j] - x[i])), over C.
+
+    >>> loss = minflow.nn.MultiLabelMarginLoss()
+    >>> x, y = minflow.tensor([[0.1, 0.2, 0.4, 0.8]]), minflow.tensor([[3, 0, -1, 1]])
+    >>> round(loss(x, y).item(), 4)
+    0.85
+    """
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) for a distance function
+    d (default: PairwiseDistance()); ``swap`` also tries d(positive, negative).
+
+    >>> minflow.nn.TripletMarginWithDistanceLoss()
+    TripletMarginWithDistanceLoss(
+      (distance_function): PairwiseDistance()
+    )
+    """
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                             f"than 0, got {margin} instead")
+        self.distance_function = distance_function if distance_function is not None \
+            else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)

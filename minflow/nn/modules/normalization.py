@@ -1,11 +1,14 @@
-"""LayerNorm (over the trailing ``normalized_shape`` dims of each sample), GroupNorm
-(over groups of channels of each sample) and InstanceNorm1d/2d (over the positions of each
-sample and channel)."""
+"""LayerNorm and RMSNorm (over the trailing ``normalized_shape`` dims of each sample),
+GroupNorm (over groups of channels of each sample) and InstanceNorm1d/2d (over the
+positions of each sample and channel)."""
 from ...core.namespace import F
+from .. import init
+from ..parameter import Parameter
 from .batchnorm import affine_parameters, reset_affine, running_stats
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["LayerNorm", "RMSNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+           "LocalResponseNorm"]
 
 
 class LayerNorm(Module):
@@ -39,6 +42,41 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """y = x / sqrt(mean(x^2) + eps) * weight over the last dims given by
+    ``normalized_shape``; weight starts at ones; eps=None takes the dtype's epsilon.
+
+    >>> norm = minflow.nn.RMSNorm(2)
+    >>> norm
+    RMSNorm((2,), eps=None, elementwise_affine=True)
+    >>> [round(v, 4) for v in norm(minflow.tensor([[3.0, -4.0]])).flatten().tolist()]
+    [0.8485, -1.1314]
+    """
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        weight = F.empty(*self.normalized_shape, device=device, dtype=dtype) \
+            if elementwise_affine else None
+        self.register_parameter("weight", None if weight is None else Parameter(weight))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, input):
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
 
 
 class GroupNorm(Module):
@@ -131,3 +169,21 @@ class InstanceNorm2d(_InstanceNorm):
     """
 
     _dims = 2
+
+
+class LocalResponseNorm(Module):
+    """x / (k + alpha / size * sum of x^2 over ``size`` neighbouring channels)^beta.
+
+    >>> minflow.nn.LocalResponseNorm(2)
+    LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)
+    """
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -6,7 +6,8 @@ from .. import functional as nnF
 from .module import Module
 
 __all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d",
-           "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]
+           "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
+           "LPPool1d", "LPPool2d"]
 
 
 class MaxPool2d(Module):
@@ -170,3 +171,38 @@ class AdaptiveMaxPool1d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """(sum of x^p over each window along L)^(1/p), p = norm_type.
+
+    >>> minflow.nn.LPPool1d(2, 2)(minflow.tensor([[[3.0, 4.0]]])).tolist()
+    [[[5.0]]]
+    """
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """(sum of x^p over each 2-D window)^(1/p), p = norm_type.
+
+    >>> minflow.nn.LPPool2d(1, 2)(minflow.ones(1, 1, 4, 4)).tolist()
+    [[[[4.0, 4.0], [4.0, 4.0]]]]
+    """
+
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)

@@ -1,0 +1,201 @@
+"""More activations with PyTorch's signatures: selu, celu, softmin, the shrinks, threshold
+and rrelu. All are composites of differentiable ops (no kernels or grad code of their
+own); inplace=True and the ``<name>_`` variants write the result into the input.
+"""
+from ..core import dtype as dtypes
+from ..core.functional import public
+from ..core.inplace import inplace as _inplace
+from ..core.namespace import F
+from .activation import leaky_relu, softmax
+
+__all__ = ["selu", "selu_", "celu", "celu_", "softmin", "softshrink", "hardshrink",
+           "tanhshrink", "threshold", "threshold_", "rrelu", "rrelu_"]
+
+# torch's constants (Klambauer et al., Self-Normalizing Neural Networks)
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _check_float(input, name):
+    if input.dtype not in dtypes.FLOATS:
+        raise dtypes.DTypeError(f"{name}: expected input with dtype in [float16, float32, float64], "
+                                f"got {input.dtype.name}")
+
+
+@public
+def selu(input, inplace=False):
+    """selu(input, inplace=False) -> Tensor
+
+    out = scale * (x if x > 0 else alpha * (exp(x) - 1)), alpha = 1.6732632...,
+    scale = 1.0507009...
+
+    >>> [round(v, 4) for v in minflow.nn.functional.selu(minflow.tensor([-1.0, 1.0])).tolist()]
+    [-1.1113, 1.0507]
+    """
+    _check_float(input, "selu")
+    if inplace:
+        return _inplace(selu, "selu", input)
+    return F.mul(_exp_below_zero(input, SELU_ALPHA, 1.0), SELU_SCALE)
+
+
+@public
+def celu(input, alpha=1.0, inplace=False):
+    """celu(input, alpha=1.0, inplace=False) -> Tensor
+
+    out = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+
+    >>> round(minflow.nn.functional.celu(minflow.tensor([-1.0]), alpha=2.0).item(), 4)
+    -0.7869
+    """
+    _check_float(input, "celu")
+    if alpha == 0:
+        raise RuntimeError("celu: alpha cannot be 0 (it divides x), got alpha=0")
+    if inplace:
+        return _inplace(celu, "celu", input, alpha)
+    return _exp_below_zero(input, alpha, 1.0 / alpha)
+
+
+def _exp_below_zero(input, alpha, input_scale):
+    """x if x > 0 else alpha * (exp(x * input_scale) - 1): torch's elu family."""
+    # NOTE: expm1 sees min(x, 0), so the discarded branch stays finite; the test is x <= 0
+    # so that NaN takes the x branch, whose gradient (1) torch gives NaN
+    neg = F.mul(F.expm1(F.mul(F.clamp(input, max=0), input_scale)), alpha)
+    return F.where(F.le(input, 0), neg, input)
+
+
+@public
+def selu_(input):
+    """In-place version of :func:`selu`: selu_(input)."""
+    return selu(input, inplace=True)
+
+
+@public
+def celu_(input, alpha=1.0):
+    """In-place version of :func:`celu`: celu_(input, alpha=1.0)."""
+    return celu(input, alpha, inplace=True)
+
+
+@public
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmin(input, dim=None, dtype=None) -> Tensor
+
+    out_i = exp(-x_i) / sum_j exp(-x_j) along ``dim``: softmax of -x; ``dtype`` casts the
+    input first.
+
+    >>> minflow.nn.functional.softmin(minflow.tensor([1.0, 1.0]), dim=0).tolist()
+    [0.5, 0.5]
+    """
+    # NOTE: _stacklevel holds torch's third positional slot (a warning level there), so
+    # that dtype stays the fourth; it has no use here
+    if dtype is not None:
+        input = input.to(dtype=dtypes.as_dtype(dtype))
+    return softmax(F.neg(input), dim)
+
+
+def _check_lambd(lambd, name):
+    if lambd < 0:
+        raise RuntimeError(f"{name}: lambd must be >= 0, got {lambd}")
+
+
+@public
+def softshrink(input, lambd=0.5):
+    """softshrink(input, lambd=0.5) -> Tensor
+
+    out = x - lambd if x > lambd, x + lambd if x < -lambd, else 0.
+
+    >>> minflow.nn.functional.softshrink(minflow.tensor([-2.0, 0.3, 1.5]), 1.0).tolist()
+    [-1.0, 0.0, 0.5]
+    """
+    _check_float(input, "softshrink")
+    _check_lambd(lambd, "softshrink")
+    # NOTE: the band test comes first so that NaN falls through to x + lambd (NaN), as torch
+    inside = F.logical_and(F.ge(input, -lambd), F.le(input, lambd))
+    shrunk = F.where(F.gt(input, lambd), F.sub(input, lambd), F.add(input, lambd))
+    return F.where(inside, 0.0, shrunk)
+
+
+@public(method=True)
+def hardshrink(input, lambd=0.5):
+    """hardshrink(input, lambd=0.5) -> Tensor
+
+    out = 0 if -lambd <= x <= lambd, else x.
+
+    >>> minflow.nn.functional.hardshrink(minflow.tensor([-2.0, 0.3, 1.5]), 1.0).tolist()
+    [-2.0, 0.0, 1.5]
+    """
+    _check_float(input, "hardshrink")
+    inside = F.logical_and(F.ge(input, -lambd), F.le(input, lambd))
+    return F.where(inside, 0.0, input)
+
+
+@public
+def tanhshrink(input):
+    """tanhshrink(input) -> Tensor
+
+    out = x - tanh(x); integer inputs give the default float dtype, as torch.
+
+    >>> round(minflow.nn.functional.tanhshrink(minflow.tensor([1.0])).item(), 4)
+    0.2384
+    """
+    return F.sub(input, F.tanh(input))
+
+
+@public
+def threshold(input, threshold, value, inplace=False):
+    """threshold(input, threshold, value, inplace=False) -> Tensor
+
+    out = x if x > threshold else value (NaN stays NaN); integer inputs take value
+    truncated to an integer, as torch.
+
+    >>> minflow.nn.functional.threshold(minflow.tensor([0.5, 2.0]), 1.0, -1.0).tolist()
+    [-1.0, 2.0]
+    """
+    if inplace:
+        return _inplace(_threshold, "threshold", input, threshold, value)
+    return _threshold(input, threshold, value)
+
+
+def _threshold(input, threshold, value):
+    if input.dtype is dtypes.bool:
+        raise dtypes.DTypeError("threshold: expected a numeric input, got bool")
+    if not input.dtype.is_floating_point:
+        value = int(value)
+    filled = F.full_like(input, value)
+    return F.where(F.le(input, threshold), filled, input)
+
+
+@public
+def threshold_(input, threshold, value):
+    """In-place version of :func:`threshold`: threshold_(input, threshold, value)."""
+    return _inplace(_threshold, "threshold", input, threshold, value)
+
+
+@public
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """rrelu(input, lower=1/8, upper=1/3, training=False, inplace=False) -> Tensor
+
+    Randomized leaky relu: out = x if x > 0 else a * x. Training, each element draws its
+    own slope a ~ U(lower, upper) from the default generator (``minflow.manual_seed``
+    makes it reproducible); otherwise a = (lower + upper) / 2.
+
+    >>> minflow.nn.functional.rrelu(minflow.tensor([-3.0, 1.0]), 0.1, 0.3).tolist()
+    [-0.6..., 1.0]
+    """
+    _check_float(input, "rrelu")
+    if lower > upper:
+        raise RuntimeError(f"rrelu: lower bound should be less than or equal to the upper "
+                           f"bound, got lower={lower}, upper={upper}")
+    if inplace:
+        return _inplace(rrelu, "rrelu", input, lower, upper, training)
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2)
+    slopes = F.add(F.mul(F.rand(*input.shape, dtype=input.dtype, device=input.device),
+                         upper - lower), lower)
+    return F.where(F.gt(input, 0), input, F.mul(input, slopes))
+
+
+@public
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place version of :func:`rrelu`: rrelu_(input, lower=1/8, upper=1/3,
+    training=False)."""
+    return rrelu(input, lower, upper, training, inplace=True)
