@@ -26,14 +26,7 @@ class Embedding(Module):
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
                  _freeze=False, device=None, dtype=None):
         super().__init__()
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(f"Embedding: padding_idx must be within num_embeddings "
-                                 f"[{-num_embeddings}, {num_embeddings}), got {padding_idx}")
-            padding_idx %= num_embeddings
-        if sparse:
-            raise NotImplementedError("Embedding: sparse=True is not supported (minflow has no "
-                                      "sparse tensors); use sparse=False")
+        padding_idx = _check_table_args("Embedding", num_embeddings, padding_idx, sparse)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
@@ -102,14 +95,7 @@ class EmbeddingBag(Module):
                  scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
                  include_last_offset=False, padding_idx=None, device=None, dtype=None):
         super().__init__()
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(f"EmbeddingBag: padding_idx must be within num_embeddings "
-                                 f"[{-num_embeddings}, {num_embeddings}), got {padding_idx}")
-            padding_idx %= num_embeddings
-        if sparse:
-            raise NotImplementedError("EmbeddingBag: sparse=True is not supported (minflow has "
-                                      "no sparse tensors); use sparse=False")
+        padding_idx = _check_table_args("EmbeddingBag", num_embeddings, padding_idx, sparse)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.mode, self.sparse = scale_grad_by_freq, mode, sparse
@@ -166,3 +152,16 @@ class EmbeddingBag(Module):
                   embeddings, include_last_offset, padding_idx)
         bag.weight.requires_grad_(not freeze)
         return bag
+
+
+def _check_table_args(name, num_embeddings, padding_idx, sparse):
+    """padding_idx made non-negative, after torch's range check; sparse=True refused."""
+    if padding_idx is not None:
+        if not -num_embeddings <= padding_idx < num_embeddings:
+            raise ValueError(f"{name}: padding_idx must be within num_embeddings "
+                             f"[{-num_embeddings}, {num_embeddings}), got {padding_idx}")
+        padding_idx %= num_embeddings
+    if sparse:
+        raise NotImplementedError(f"{name}: sparse=True is not supported (minflow has no "
+                                  f"sparse tensors); use sparse=False")
+    return padding_idx
