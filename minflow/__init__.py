@@ -16,7 +16,7 @@ from .core import dispatch as _dispatch
 from . import kernels as _kernels
 from . import autograd
 from . import linalg
-from . import backends, cuda
+from . import accelerator, backends, cuda, version
 from . import nn
 from . import optim
 from . import utils
@@ -54,4 +54,4 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-__version__ = "0.1.0"
+from .version import __version__

@@ -11,7 +11,8 @@ from .core.device import cuda_is_available, device as _device, _import_cupy
 from .core.random import generator_for
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
-           "manual_seed", "manual_seed_all", "get_device_name"]
+           "manual_seed", "manual_seed_all", "get_device_name", "empty_cache",
+           "memory_allocated", "memory_reserved"]
 
 
 def is_available():
@@ -92,3 +93,39 @@ def manual_seed(seed):
 
 
 manual_seed_all = manual_seed
+
+
+def _pool(device):
+    """cupy's default memory pool of ``device`` (its allocations are per device)."""
+    cupy = _import_cupy("cuda")
+    index = current_device() if device is None else (
+        device if isinstance(device, int) else (_device(device).index or 0))
+    with cupy.cuda.Device(index):
+        return cupy.get_default_memory_pool()
+
+
+def empty_cache():
+    """Free the GPU memory cupy's pool caches but no tensor uses (a no-op without a GPU).
+
+    >>> minflow.cuda.empty_cache()
+    """
+    if cuda_is_available():
+        _import_cupy("cuda").get_default_memory_pool().free_all_blocks()
+
+
+def memory_allocated(device=None):
+    """Bytes of GPU memory that tensors on ``device`` hold now (0 without a GPU).
+
+    >>> minflow.cuda.memory_allocated() >= 0
+    True
+    """
+    return _pool(device).used_bytes() if cuda_is_available() else 0
+
+
+def memory_reserved(device=None):
+    """Bytes of GPU memory cupy's pool holds on ``device``, used or cached (0 without a GPU).
+
+    >>> minflow.cuda.memory_reserved() >= minflow.cuda.memory_allocated()
+    True
+    """
+    return _pool(device).total_bytes() if cuda_is_available() else 0
