@@ -4,7 +4,11 @@
 devices, undeclared dtypes, non-contiguous inputs, meta inference, gradcheck and double
 backward, eager vs graph gradients, in-place and ``out=`` variants and error inputs; a
 failure names the check, the sample and the error (see checks.py).
+
+``assert_close`` and ``make_tensor`` are torch.testing's (see compare.py).
 """
 from .checks import CHECKS, CheckReport, OpCheckError, Sample, check_op
+from .compare import assert_close, make_tensor
 
-__all__ = ["check_op", "Sample", "OpCheckError", "CheckReport", "CHECKS"]
+__all__ = ["check_op", "Sample", "OpCheckError", "CheckReport", "CHECKS", "assert_close",
+           "make_tensor"]
