@@ -167,7 +167,7 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     """A tensor of ``shape`` filled with uniform values in [low, high) as torch.testing's:
     floats default to [-9, 9), integers to [-9, 10), bool to {False, True}.
 
-    >>> minflow.manual_seed(0)
+    >>> _ = minflow.manual_seed(0)
     >>> t = minflow.testing.make_tensor(2, 3, dtype=minflow.int64, low=0, high=4)
     >>> t.shape, t.dtype, bool(((t >= 0) & (t < 4)).all())
     (minflow.Size([2, 3]), minflow.int64, True)
