@@ -16,7 +16,9 @@ from .core import dispatch as _dispatch
 from . import kernels as _kernels
 from . import autograd
 from . import linalg
-from . import accelerator, backends, cuda, version
+from . import accelerator, amp, backends, cuda, version
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+from .cuda import amp as _cuda_amp  # noqa: F401  (minflow.cuda.amp)
 from . import nn
 from . import optim
 from . import utils

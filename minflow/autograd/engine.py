@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.device import to_numpy
 from ..core.namespace import F
+from ..core.autocast import suspended as autocast_suspended
 from ..core.grad_mode import set_grad_enabled
 from ..core.tensor import Tensor
 from .node import AccumulateGrad, _anomaly, grad_accumulator
@@ -76,7 +77,7 @@ def _run(roots, retain_graph, create_graph, captures=None):
     pending, ready = {}, []
     for node, nr, g in roots:
         _accumulate(pending, ready, node, nr, g)
-    with set_grad_enabled(create_graph):
+    with set_grad_enabled(create_graph), autocast_suspended():
         while ready:
             node = heappop(ready)[1]
             grads = pending.pop(node)

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from . import dtype as dtypes
+from .autocast import cast_inputs, state as _autocast
 from .device import MetaArray, check_available, cuda_context
 from .grad_mode import state as grad_state
 from .tensor import Tensor
@@ -54,6 +55,8 @@ class LinAlgError(RuntimeError):
 
 def apply(op, inputs, attrs):
     """Run ``op`` on ``inputs`` (a tuple) with ``attrs`` (a fresh dict) via the interpreter."""
+    if _autocast.active is not None:
+        inputs = cast_inputs(op.name, inputs)
     if op.attrs:
         op.resolve_attrs(attrs)
     elif attrs:

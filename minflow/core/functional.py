@@ -4,6 +4,7 @@ that Tensor's operators and methods look functions up in.
 ``F`` holds every public function by name (``F.add``, ``F.exp`` ...); Tensor operators
 call through it, so ops can be defined after the Tensor class without import cycles.
 """
+from .autocast import COMPOSITES, wrap_composite
 from .dispatch import apply, run_into
 from .namespace import F
 from .inplace import inplace as _inplace, write_out
@@ -18,6 +19,8 @@ def public(fn=None, *, name=None, method=False, method_name=None):
     """Register a hand-written public function (and optionally a Tensor method)."""
     def register(fn):
         fname = name or fn.__name__
+        if fname in COMPOSITES:         # casts by autocast's lists, as torch's one op would
+            fn = wrap_composite(fn, fname)
         setattr(F, fname, fn)
         if method:
             tensor_method(method_name or fname)(fn)

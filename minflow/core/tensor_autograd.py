@@ -100,7 +100,9 @@ class TensorAutograd:
         """
         if getattr(self._data, "is_lazy", False):       # graph mode: backward adds grad ops
             from ..graph.autodiff import graph_backward
-            return graph_backward(self, gradient, retain_graph, create_graph, inputs)
+            from .autocast import suspended
+            with suspended():
+                return graph_backward(self, gradient, retain_graph, create_graph, inputs)
         from ..autograd.engine import backward
         backward(self, gradient, retain_graph, create_graph, inputs)
 

@@ -7,8 +7,8 @@ Every function works without cupy or a GPU (``is_available()`` is then False and
 >>> minflow.zeros(2, device=device).device.type == device
 True
 """
-from .core.device import cuda_is_available, device as _device, _import_cupy
-from .core.random import generator_for
+from ..core.device import cuda_is_available, device as _device, _import_cupy
+from ..core.random import generator_for
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
            "manual_seed", "manual_seed_all", "get_device_name", "empty_cache",

@@ -1,0 +1,133 @@
+"""``autocast``: mixed precision regions, as ``torch.autocast`` (the policy is in
+minflow/core/autocast.py).
+
+>>> model = minflow.nn.Linear(4, 2)
+>>> with minflow.autocast("cpu", dtype=minflow.float16):
+...     out = model(minflow.ones(3, 4))             # linear runs in float16
+...     loss = out.float().pow(2).mean()
+>>> out.dtype, loss.dtype
+(minflow.float16, minflow.float32)
+>>> loss.backward()                                 # grads reach the float32 weights
+>>> model.weight.grad.dtype
+minflow.float32
+"""
+import functools
+import warnings
+
+from ..core import dtype as dtypes
+from ..core.autocast import state
+from ..core.device import cuda_is_available
+
+__all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype"]
+
+_DEVICE_TYPES = ("cpu", "cuda")
+_DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": dtypes.float16}
+
+
+def is_autocast_available(device_type):
+    """Whether autocast supports ``device_type`` ("cpu" and "cuda" do).
+
+    >>> minflow.amp.is_autocast_available("cpu")
+    True
+    """
+    return device_type in _DEVICE_TYPES
+
+
+def is_autocast_enabled(device_type=None):
+    """Whether an autocast region is on for ``device_type`` (default "cuda", as torch).
+
+    >>> minflow.is_autocast_enabled("cpu")
+    False
+    """
+    device_type = "cuda" if device_type is None else device_type
+    return state.active is not None and device_type in state.active
+
+
+def get_autocast_dtype(device_type):
+    """The dtype autocast casts to on ``device_type`` (the current region's, else the
+    default: float16 on cuda; cpu's default is bfloat16, which minflow lacks).
+
+    >>> minflow.get_autocast_dtype("cuda")
+    minflow.float16
+    """
+    _check_device_type(device_type)
+    if state.active is not None and device_type in state.active:
+        return state.active[device_type]
+    default = _DEFAULT_DTYPE[device_type]
+    if isinstance(default, str):
+        raise TypeError(f"get_autocast_dtype: the default autocast dtype on {device_type} is "
+                        f"{default}, which minflow does not have")
+    return default
+
+
+def _check_device_type(device_type):
+    if not isinstance(device_type, str):
+        raise ValueError(f"autocast: expected `device_type` of type `str`, got: "
+                         f"`{type(device_type)}`")
+    if device_type not in _DEVICE_TYPES:
+        raise RuntimeError(f"autocast: User specified an unsupported autocast device_type "
+                           f"'{device_type}' (minflow supports 'cpu' and 'cuda')")
+
+
+class autocast:
+    """A region in which ops run in mixed precision: matmul-like ops in ``dtype`` (float16),
+    precision-sensitive ones in float32, as torch's autocast for ``device_type``.
+
+    ``enabled=False`` makes it a no-op region. As torch, an unsupported dtype (float32,
+    float64) or cuda without a GPU warns and disables the region. minflow has no bfloat16
+    (cpu's default): on cpu, pass ``dtype=minflow.float16``. Usable as a decorator.
+
+    >>> a = minflow.ones(2, 2)
+    >>> with minflow.autocast("cpu", dtype=minflow.float16):
+    ...     (a @ a).dtype, a.exp().dtype, minflow.prod(a.half()).dtype
+    (minflow.float16, minflow.float32, minflow.float32)
+    """
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        _check_device_type(device_type)
+        if dtype is None:
+            dtype = _DEFAULT_DTYPE[device_type]
+            if isinstance(dtype, str) and enabled:
+                raise TypeError(f"autocast: the default dtype on {device_type} is {dtype}, "
+                                f"which minflow does not have; pass dtype=minflow.float16")
+        else:
+            dtype = dtypes.as_dtype(dtype)
+        if not isinstance(enabled, bool):
+            raise TypeError(f"autocast: expected enabled to be a bool, got "
+                            f"{type(enabled).__name__}")
+        if enabled and device_type == "cuda" and not cuda_is_available():
+            warnings.warn("CUDA is not available. Disabling autocast.", UserWarning,
+                          stacklevel=2)
+            enabled = False
+        if enabled and dtype is not dtypes.float16:
+            label = "CPU" if device_type == "cpu" else "CUDA"
+            warnings.warn(f"In {label} autocast, but the target dtype is not supported. "
+                          f"Disabling autocast.\n{label} Autocast only supports dtype of "
+                          f"minflow.float16 currently.", UserWarning, stacklevel=2)
+            enabled = False
+        self.device = device_type
+        self.fast_dtype = dtype
+        self._enabled = enabled
+        self._cache_enabled = cache_enabled
+        self._saved = []
+
+    def __enter__(self):
+        self._saved.append(state.active)
+        active = dict(state.active or {})
+        if self._enabled:
+            active[self.device] = self.fast_dtype
+        else:
+            active.pop(self.device, None)
+        state.active = active or None
+        return self
+
+    def __exit__(self, *exc):
+        state.active = self._saved.pop()
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with autocast(self.device, self.fast_dtype, self._enabled, self._cache_enabled):
+                return fn(*args, **kwargs)
+        return wrapper
