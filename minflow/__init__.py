@@ -57,3 +57,4 @@ def is_tensor(obj):
 
 
 from .version import __version__
+from . import testing  # noqa: E402  (torch.testing is there after import torch too)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minflow
-from pytorch_scripts import (dcgan, mnist, packed_classifier, regression, resnet, seq2seq,
+from pytorch_scripts import (amp_classifier, dcgan, mnist, packed_classifier, regression, resnet, seq2seq,
                              time_sequence_prediction, vae, word_language_model)
 
 torch = pytest.importorskip("torch")
@@ -87,3 +87,17 @@ def test_script_runs_with_its_own_randomness(script, kwargs):
     assert all(np.isfinite(losses))
     if script is not dcgan:
         assert np.mean(losses[-3:]) < np.mean(losses[:3])
+
+
+def test_mixed_precision_script_matches_torch():
+    """autocast(float16) + GradScaler + AdamW: float16 rounds differently in numpy and torch,
+    so losses agree to 3%; the scaler's back-off and growth (from a scale that overflows
+    float16 at first), the accuracy count and the scaler's state agree exactly."""
+    expected = amp_classifier.main(torch, init_scale=2.0 ** 24)
+    got = amp_classifier.main(minflow, state=expected.pop("state"), init_scale=2.0 ** 24)
+    got.pop("state")
+    assert got["scales"] == expected["scales"]
+    assert len(set(expected["scales"])) > 2                 # it backed off, then grew
+    assert got["correct"] == expected["correct"] and got["scaler_state"] == expected["scaler_state"]
+    np.testing.assert_allclose(got["losses"], expected["losses"], rtol=3e-2)
+    assert expected["losses"][-1] < expected["losses"][0] / 5

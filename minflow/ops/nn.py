@@ -28,24 +28,30 @@ __all__ = ["batch_norm", "layer_norm", "dropout", "dropout2d", "embedding", "one
 OPAQUE = ("opaque", "no_side_effect")
 
 
-def _check_param(name, t, input, shape, what):
-    """weight, bias and running stats: ``shape`` and the input's dtype."""
-    if t is None:
-        return
-    if tuple(t._data.shape) != shape:
-        raise RuntimeError(f"expected {name} of shape {list(shape)} ({what}), got "
-                           f"{list(t._data.shape)}")
-    if t.dtype is not input.dtype:
-        raise RuntimeError(f"expected {name} of dtype {input.dtype.name} (as input), got "
-                           f"{t.dtype.name}")
+def _check_params(params, input, shape, what):
+    """weight, bias and running stats ({name: tensor or None}): ``shape``, and the input's
+    dtype, or all float32 for a float16 input (mixed precision, as torch); that dtype."""
+    given = {name: t for name, t in params.items() if t is not None}
+    mixed = input.dtype is dtypes.float16 and any(t.dtype is dtypes.float32
+                                                 for t in given.values())
+    expected = dtypes.float32 if mixed else input.dtype
+    for name, t in given.items():
+        if tuple(t._data.shape) != shape:
+            raise RuntimeError(f"expected {name} of shape {list(shape)} ({what}), got "
+                               f"{list(t._data.shape)}")
+        if t.dtype is not expected:
+            also = " (float32 for all of them with a float16 input)" if mixed else ""
+            raise RuntimeError(f"expected {name} of dtype {expected.name} (as input{also}), "
+                               f"got {t.dtype.name}")
+    return expected
 
 
-def _grad_metas(grad_out, input, param_shape):
+def _grad_metas(grad_out, input, param_shape, param_dtype):
     if tuple(grad_out._data.shape) != tuple(input._data.shape):
         raise RuntimeError(f"expected grad_out of the input's shape {list(input._data.shape)}, "
                            f"got {list(grad_out._data.shape)}")
-    return [(input._data.shape, input.dtype), (param_shape, input.dtype),
-            (param_shape, input.dtype)]
+    return [(input._data.shape, input.dtype), (param_shape, param_dtype),
+            (param_shape, param_dtype)]
 
 
 # ---- batch_norm: y = (x - mean) / sqrt(var + eps) * weight + bias, stats per channel --------
@@ -57,16 +63,15 @@ def _batch_norm_infer(input, running_mean, running_var, weight, bias, training, 
         raise RuntimeError(f"expected input of shape (N, C), (N, C, L) or (N, C, H, W), got "
                            f"{list(shape)}")
     channels = (shape[1],)
-    for name, t in (("running_mean", running_mean), ("running_var", running_var),
-                    ("weight", weight), ("bias", bias)):
-        _check_param(name, t, input, channels, "one per channel")
+    stats = _check_params({"running_mean": running_mean, "running_var": running_var,
+                           "weight": weight, "bias": bias}, input, channels, "one per channel")
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode "
                            "(training=False)")
     if training and math.prod(shape) // max(shape[1], 1) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input "
                          f"size {list(shape)}")
-    return [(shape, input.dtype), (channels, input.dtype), (channels, input.dtype)]
+    return [(shape, input.dtype), (channels, stats), (channels, stats)]
 
 
 BATCH_NORM = define_op(
@@ -81,7 +86,7 @@ BATCH_NORM_GRAD = define_op(
     "batch_norm_grad", ["grad_out", "input", Input("weight", optional=True), "mean", "var"],
     outputs=("grad_input", "grad_weight", "grad_bias"), traits=OPAQUE,
     infer=lambda grad_out, input, weight, mean, var, **_: _grad_metas(
-        grad_out, input, tuple(mean._data.shape)),
+        grad_out, input, tuple(mean._data.shape), mean.dtype),
     attrs=[Attr("training", "bool"), Attr("eps", "float", min=0.0)],
     doc="Grads of batch_norm in one pass; with training, through the batch statistics.")
 
@@ -130,10 +135,10 @@ def _layer_norm_infer(input, weight, bias, normalized_shape, eps):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
                            f"with shape [*, {str(list(normalized_shape))[1:-1]}], but got "
                            f"input of size {list(shape)}")
-    for name, t in (("weight", weight), ("bias", bias)):
-        _check_param(name, t, input, normalized_shape, "normalized_shape")
+    param_dtype = _check_params({"weight": weight, "bias": bias}, input, normalized_shape,
+                                "normalized_shape")
     stats = shape[:len(shape) - k] + (1,) * k
-    return [(shape, input.dtype), (stats, input.dtype), (stats, input.dtype)]
+    return [(shape, input.dtype), (stats, param_dtype), (stats, param_dtype)]
 
 
 LAYER_NORM = define_op(
@@ -146,7 +151,7 @@ LAYER_NORM_GRAD = define_op(
     "layer_norm_grad", ["grad_out", "input", Input("weight", optional=True), "mean", "rstd"],
     outputs=("grad_input", "grad_weight", "grad_bias"), traits=OPAQUE,
     infer=lambda grad_out, input, weight, mean, rstd, normalized_shape: _grad_metas(
-        grad_out, input, normalized_shape),
+        grad_out, input, normalized_shape, mean.dtype),
     attrs=[Attr("normalized_shape", "ints")], doc="Grads of layer_norm in one pass.")
 
 

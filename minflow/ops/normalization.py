@@ -33,11 +33,14 @@ def _per_channel(fn, out, input, weight, bias):
         if t is not None and tuple(t.shape) != (channels,):
             raise RuntimeError(f"{fn}: expected {name} of shape [{channels}] (one per channel), "
                                f"got {list(t.shape)}")
+    # float32 weight and bias on a float16 input: the affine step in float32, the result
+    # in float16 (mixed precision, as torch)
+    dtype = out.dtype
     if weight is not None:
         out = F.mul(out, F.reshape(weight, view))
     if bias is not None:
         out = F.add(out, F.reshape(bias, view))
-    return out
+    return out if out.dtype is dtype else out.to(dtype)
 
 
 def _normalize_last(x, shape, eps):
