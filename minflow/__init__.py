@@ -19,6 +19,7 @@ from . import linalg
 from . import backends, cuda
 from . import nn
 from . import optim
+from . import distributions
 from . import utils
 from . import library
 from .serialization import save, load
@@ -43,6 +44,7 @@ def _export_functions():
 
 
 _export_functions()
+_standard_gamma, _standard_gamma_grad = _F._standard_gamma, _F._standard_gamma_grad  # as torch
 
 
 def is_tensor(obj):

@@ -1,0 +1,26 @@
+"""Probability distributions with torch.distributions' API and semantics: parameters
+broadcast into batch shapes, sample / rsample, log_prob, entropy, moments, cdf / icdf,
+argument validation, transforms and KL divergences, written as composites of minflow
+ops (so log_prob, entropy and rsample are differentiable, eagerly and in nn.Graph).
+
+>>> from minflow.distributions import Normal
+>>> d = Normal(minflow.tensor([0.0, 1.0]), minflow.tensor([1.0, 2.0]))
+>>> d.sample((5,)).shape
+minflow.Size([5, 2])
+"""
+from . import constraints
+from .continuous import Exponential, Laplace, Normal, Uniform
+from .categorical import Categorical, OneHotCategorical
+from .discrete import Bernoulli, Binomial, Geometric, Poisson
+from .distribution import Distribution
+from .gamma import Beta, Dirichlet, Gamma
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .multivariate_normal import MultivariateNormal
+from .transformed import LogNormal, TransformedDistribution
+from . import transforms
+
+__all__ = ["constraints", "transforms", "Distribution", "Bernoulli", "Beta", "Binomial",
+           "Categorical", "Dirichlet", "Exponential", "Gamma", "Geometric", "Independent",
+           "Laplace", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical",
+           "Poisson", "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"]
