@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import minflow
-from pytorch_scripts import (dcgan, mnist, packed_classifier, regression, resnet, seq2seq,
-                             time_sequence_prediction, vae, word_language_model)
+from pytorch_scripts import (dcgan, mnist, packed_classifier, regression, reinforce, resnet,
+                             seq2seq, time_sequence_prediction, vae, word_language_model)
 
 torch = pytest.importorskip("torch")
 
@@ -32,6 +32,8 @@ CASES = {
     "time_sequence_lstmcell_lbfgs": (time_sequence_prediction, dict(), "losses"),
     "polynomial_regression": (regression, dict(), "losses"),
     "packed_bilstm_classifier": (packed_classifier, dict(), "losses"),
+    # the same actions (inverse CDF at shared uniforms): episodes get shorter as it learns
+    "reinforce_categorical": (reinforce, dict(rng=True, episodes=60), "lengths"),
 }
 
 
@@ -87,3 +89,12 @@ def test_script_runs_with_its_own_randomness(script, kwargs):
     assert all(np.isfinite(losses))
     if script is not dcgan:
         assert np.mean(losses[-3:]) < np.mean(losses[:3])
+
+
+def test_reinforce_learns_with_categorical_samples():
+    """Actions from Categorical.sample with minflow's generator: the policy learns to walk
+    right, so late episodes are shorter than early ones."""
+    minflow.manual_seed(0)
+    lengths = reinforce.main(minflow, episodes=60)["lengths"]
+    assert np.mean(lengths[-10:]) < np.mean(lengths[:10])
+    assert np.mean(lengths[-10:]) < 8
