@@ -17,10 +17,13 @@ from .gamma import Beta, Dirichlet, Gamma
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed import LogNormal, TransformedDistribution
 from . import transforms
 
 __all__ = ["constraints", "transforms", "Distribution", "Bernoulli", "Beta", "Binomial",
            "Categorical", "Dirichlet", "Exponential", "Gamma", "Geometric", "Independent",
            "Laplace", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical",
-           "Poisson", "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"]
+           "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution",
+           "Uniform", "kl_divergence", "register_kl"]

@@ -24,7 +24,8 @@ class Normal(Distribution):
     log p(x) = -(x - loc)^2 / (2 scale^2) - log scale - log sqrt(2 pi)
 
     >>> d = minflow.distributions.Normal(0.0, 1.0)
-    >>> round(d.log_prob(minflow.tensor(0.0)).item(), 4), round(d.cdf(minflow.tensor(0.0)).item(), 4)
+    >>> x = minflow.tensor(0.0)
+    >>> round(d.log_prob(x).item(), 4), round(d.cdf(x).item(), 4)
     (-0.9189, 0.5)
     """
 
@@ -181,7 +182,8 @@ class Uniform(Distribution):
 
     def log_prob(self, value):
         self._check_value(value)
-        inside = F.le(self.low, value).to(self.low.dtype) * F.gt(self.high, value).to(self.low.dtype)
+        dtype = self.low.dtype
+        inside = F.le(self.low, value).to(dtype) * F.gt(self.high, value).to(dtype)
         return F.log(inside) - F.log(self.high - self.low)
 
     def cdf(self, value):

@@ -196,7 +196,7 @@ class Distribution:
             self._validate_sample(value)
 
     def __repr__(self):
-        names = [k for k in self.arg_constraints if k in self.__dict__]
-        args = ", ".join(f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
-                         for p in names)
+        params = [(k, self.__dict__[k]) for k in self.arg_constraints if k in self.__dict__]
+        args = ", ".join(f"{name}: {value if value.numel() == 1 else value.size()}"
+                         for name, value in params)
         return f"{type(self).__name__}({args})"

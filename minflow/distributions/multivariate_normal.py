@@ -121,7 +121,8 @@ class MultivariateNormal(Distribution):
 
     def rsample(self, sample_shape=Size(())):
         shape = self._extended_shape(as_size(sample_shape))
-        return self.loc + _batch_mv(self._unbroadcasted_scale_tril, standard_normal(shape, self.loc))
+        noise = standard_normal(shape, self.loc)
+        return self.loc + _batch_mv(self._unbroadcasted_scale_tril, noise)
 
     def _half_log_det(self):
         return self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)

@@ -8,6 +8,7 @@ from ..core import dtype as dtypes
 from ..core.grad_mode import enable_grad
 from ..core.namespace import F
 from ..core.tensor import Size, Tensor
+from ..ops.infer import broadcast_shapes
 
 __all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "clamp_probs",
            "lazy_property", "euler_constant"]
@@ -30,7 +31,12 @@ def broadcast_all(*values):
     options = ({"dtype": dtypes.get_default_dtype()} if first is None
                else {"dtype": first.dtype, "device": first.device})
     tensors = [v if isinstance(v, Tensor) else F.tensor(v, **options) for v in values]
-    return F.broadcast_tensors(*tensors)
+    try:
+        shape = broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    except RuntimeError as err:
+        raise RuntimeError(f"broadcast_all: parameters {err}") from None
+    # as torch: a tensor of the broadcast shape comes back itself (d.loc is loc)
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
 
 
 def eps_of(dtype):
@@ -46,7 +52,8 @@ def tiny_of(dtype):
 def clamp_probs(probs):
     """Clamp probabilities into [eps, 1 - eps] of their dtype.
 
-    >>> minflow.distributions.utils.clamp_probs(minflow.tensor([0.0, 0.5, 1.0], dtype=minflow.float64)).tolist()
+    >>> probs = minflow.tensor([0.0, 0.5, 1.0], dtype=minflow.float64)
+    >>> minflow.distributions.utils.clamp_probs(probs).tolist()
     [2.220446049250313e-16, 0.5, 0.9999999999999998]
     """
     eps = eps_of(probs.dtype)

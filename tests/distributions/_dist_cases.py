@@ -126,6 +126,22 @@ CASES = {
     "TransformedDistribution/tanh_affine": Case(
         _tanh_affine, {"loc": uniform(-1, 1, 3), "scale": uniform(0.5, 1, 3)},
         uniform(-0.4, 0.4, 2, 3)),
+    "LogitRelaxedBernoulli": Case(
+        lambda D, temperature, probs: D.relaxed_bernoulli.LogitRelaxedBernoulli(
+            temperature, probs=probs),
+        {"temperature": np.array(0.7), "probs": uniform(0.1, 0.9, 3)}, uniform(-2, 2, 2, 3)),
+    "RelaxedBernoulli": Case(
+        lambda D, temperature, logits: D.RelaxedBernoulli(temperature, logits=logits),
+        {"temperature": np.array(0.7), "logits": uniform(-2, 2, 3)},
+        uniform(0.05, 0.95, 2, 3)),
+    "ExpRelaxedCategorical": Case(
+        lambda D, temperature, logits: D.relaxed_categorical.ExpRelaxedCategorical(
+            temperature, logits=logits),
+        {"temperature": np.array(0.7), "logits": uniform(-2, 2, 3, 4)},
+        np.log(simplex(2, 3, 4))),
+    "RelaxedOneHotCategorical": Case(
+        lambda D, temperature, probs: D.RelaxedOneHotCategorical(temperature, probs=probs),
+        {"temperature": np.array(1.3), "probs": simplex(3, 4)}, simplex(2, 3, 4)),
 }
 
 

@@ -2,8 +2,6 @@
 entropy, mean, mode, variance and stddev values and their gradients w.r.t. the
 parameters, shapes, support and repr; a method torch lacks (NotImplementedError) is
 lacking here too."""
-import math
-
 import numpy as np
 import pytest
 
@@ -89,8 +87,7 @@ def test_shapes_support_and_repr_match_torch(key):
     assert tuple(dist.event_shape) == tuple(ref.event_shape)
     assert dist.has_rsample == ref.has_rsample
     assert dist.has_enumerate_support == ref.has_enumerate_support
-    assert repr(dist.support) == repr(ref.support).replace("tensor(", "tensor(") or \
-        type(dist.support).__name__ == type(ref.support).__name__
+    assert repr(dist.support) == repr(ref.support).replace("torch", "minflow")
     assert repr(dist).replace("minflow", "torch") == repr(ref)
     v = values(minflow, key)
     assert dist.support.check(v).tolist() == ref.support.check(values(torch, key)).tolist()

@@ -17,7 +17,8 @@ def _make(lib):
     return {
         "exp": (M.ExpTransform(), np.linspace(-2, 2, 6)),
         "affine/number": (M.AffineTransform(1.0, -2.0), np.linspace(-2, 2, 6)),
-        "affine/tensor": (M.AffineTransform(scale * 0 + 1.0, scale), np.linspace(-2, 2, 6).reshape(2, 3)),
+        "affine/tensor": (M.AffineTransform(scale * 0 + 1.0, scale),
+                          np.linspace(-2, 2, 6).reshape(2, 3)),
         "affine/event_dim": (M.AffineTransform(0.0, scale, event_dim=1),
                              np.linspace(-2, 2, 6).reshape(2, 3)),
         "sigmoid": (M.SigmoidTransform(), np.linspace(-3, 3, 6)),

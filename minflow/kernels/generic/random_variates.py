@@ -10,7 +10,7 @@ from ...core.device import Device
 from ...core.dtype import FLOATS
 from ...core.random import generator_for
 from ..registry import register_kernel
-from .gamma import digamma, lgamma
+from .gamma import digamma
 
 
 def _rng(xp, generator):
