@@ -107,3 +107,23 @@ def test_expand_matches_torch(key):
     np.testing.assert_allclose(big.log_prob(v[lead]).detach().numpy(),      # values
                                big_ref.log_prob(v_ref[lead]).detach().numpy(), **TOL)
     assert big._validate_args == dist._validate_args
+
+
+@pytest.mark.parametrize("expand", [True, False])
+@pytest.mark.parametrize("key", sorted(k for k in CASES
+                                        if build(torch, k)[0].has_enumerate_support))
+def test_enumerate_support_matches_torch(key, expand):
+    got = build(minflow, key)[0].enumerate_support(expand)
+    expected = build(torch, key)[0].enumerate_support(expand)
+    assert tuple(got.shape) == tuple(expected.shape)
+    assert got.dtype.name == str(expected.dtype).split(".")[1]
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_enumerate_support_raises_where_torch_does():
+    for lib in (minflow, torch):
+        D = lib.distributions
+        with pytest.raises(NotImplementedError, match="Inhomogeneous total count"):
+            D.Binomial(lib.tensor([2.0, 3.0]), probs=lib.tensor([0.5, 0.5])).enumerate_support()
+        with pytest.raises(NotImplementedError, match="cartesian product"):
+            D.Independent(D.Bernoulli(probs=lib.ones(2, 3) / 2), 1).enumerate_support()

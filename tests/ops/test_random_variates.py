@@ -125,3 +125,16 @@ def test_gammainc_fallback_against_scipy():
     x = np.concatenate([rng.uniform(0, 100, 500), [1.0, 0.0, 0.0, math.inf]])
     np.testing.assert_allclose(gamma_fallback.gammainc(a, x), special.gammainc(a, x),
                                rtol=1e-9, atol=1e-11, equal_nan=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.igamma(lib.ones(1), lib.ones(1, dtype=lib.float64)),
+    lambda lib: lib.igammac(lib.ones(1, dtype=lib.int64), lib.ones(1)),
+    lambda lib: lib.igamma(lib.ones(1, dtype=lib.float16), lib.ones(1, dtype=lib.float16)),
+    lambda lib: lib.poisson(lib.ones(1, dtype=lib.float64)),
+    lambda lib: lib.binomial(lib.ones(1, dtype=lib.float64), lib.ones(1, dtype=lib.float64) / 2),
+    lambda lib: lib._standard_gamma(lib.ones(1, dtype=lib.float64)),
+])
+def test_result_dtypes_as_torch(call):
+    torch = pytest.importorskip("torch")
+    assert call(minflow).dtype.name == str(call(torch).dtype).split(".")[1]
