@@ -138,3 +138,12 @@ def test_gammainc_fallback_against_scipy():
 def test_result_dtypes_as_torch(call):
     torch = pytest.importorskip("torch")
     assert call(minflow).dtype.name == str(call(torch).dtype).split(".")[1]
+
+
+def test_standard_gamma_grad_edges_as_torch():
+    torch = pytest.importorskip("torch")
+    a = [1.0, 0.0, math.nan, 1.0, math.inf, 2.0, -1.0]
+    x = [0.0, 1.0, 1.0, math.nan, 1.0, math.inf, 1.0]
+    got = minflow._standard_gamma_grad(minflow.tensor(a), minflow.tensor(x)).numpy()
+    expected = torch._standard_gamma_grad(torch.tensor(a), torch.tensor(x)).numpy()
+    np.testing.assert_array_equal(got, expected)

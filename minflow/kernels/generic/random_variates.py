@@ -4,6 +4,8 @@ poisson and binomial with array parameters.
 
 The draws are made in float64 and cast to the input's dtype.
 """
+import math
+
 import numpy as np
 
 from ...core.device import Device
@@ -32,7 +34,7 @@ _MAX_TERMS = 1_000_000
 
 
 @register_kernel("standard_gamma_grad", ("cpu", "cuda"), FLOATS)
-def standard_gamma_grad(xp, alpha, x):
+def standard_gamma_grad(xp, alpha, sample):
     """-(dP(a, x)/da) / p(x; a), with P(a, x) = sum_n x^(a+n) e^-x / Gamma(a+n+1).
 
     Term n of the series, divided by the density p(x; a) = x^(a-1) e^-x / Gamma(a), is
@@ -40,7 +42,10 @@ def standard_gamma_grad(xp, alpha, x):
     log x - digamma(a+n+1): both follow by recurrence, so no Gamma function overflows.
     The terms grow while a+n < x, then fall faster than geometrically.
     """
-    a, x = xp.broadcast_arrays(alpha.astype(xp.float64), x.astype(xp.float64))
+    a_in, x_in = xp.broadcast_arrays(alpha.astype(xp.float64), sample.astype(xp.float64))
+    # the series for a > 0, 0 < x < inf; elsewhere NaN, but 0 at x = 0 (as torch)
+    valid = xp.isfinite(a_in) & xp.isfinite(x_in) & (a_in > 0) & (x_in > 0)
+    a, x = xp.where(valid, a_in, 1.0), xp.where(valid, x_in, 1.0)
     log_x = xp.log(x)
     v = x / a
     psi = digamma(xp, a + 1)
@@ -53,7 +58,12 @@ def standard_gamma_grad(xp, alpha, x):
         size += v
         if bool(((a + n > x) & (v <= 1e-17 * size)).all()):
             break
-    return (-total).astype(alpha.dtype)
+    else:       # about 8 sqrt(x) terms past x - a are needed: a and x near 1e10 and beyond
+        raise RuntimeError(f"standard_gamma_grad: the series did not converge in "
+                           f"{_MAX_TERMS} terms (largest sample {float(x.max())}, largest "
+                           f"concentration {float(a.max())})")
+    edge = xp.where((x_in == 0) & (a_in > 0) & xp.isfinite(a_in), 0.0, math.nan)
+    return xp.where(valid, -total, edge).astype(alpha.dtype)
 
 
 @register_kernel("poisson", ("cpu", "cuda"), FLOATS)
