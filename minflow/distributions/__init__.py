@@ -16,6 +16,7 @@ from .distribution import Distribution
 from .gamma import Beta, Dirichlet, Gamma
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
@@ -24,6 +25,6 @@ from . import transforms
 
 __all__ = ["constraints", "transforms", "Distribution", "Bernoulli", "Beta", "Binomial",
            "Categorical", "Dirichlet", "Exponential", "Gamma", "Geometric", "Independent",
-           "Laplace", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical",
-           "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution",
-           "Uniform", "kl_divergence", "register_kl"]
+           "Laplace", "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Normal",
+           "OneHotCategorical", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+           "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"]

@@ -126,6 +126,21 @@ CASES = {
     "TransformedDistribution/tanh_affine": Case(
         _tanh_affine, {"loc": uniform(-1, 1, 3), "scale": uniform(0.5, 1, 3)},
         uniform(-0.4, 0.4, 2, 3)),
+    "MixtureSameFamily/normal": Case(
+        lambda D, logits, loc, scale: D.MixtureSameFamily(D.Categorical(logits=logits),
+                                                          D.Normal(loc, scale)),
+        {"logits": uniform(-1, 1, 3, 4), "loc": uniform(-2, 2, 3, 4),
+         "scale": uniform(0.5, 1.5, 3, 4)}, uniform(-2, 2, 2, 3)),
+    "MixtureSameFamily/mvn": Case(
+        lambda D, logits, loc, tril: D.MixtureSameFamily(
+            D.Categorical(logits=logits), D.MultivariateNormal(loc, scale_tril=tril)),
+        {"logits": uniform(-1, 1, 2), "loc": uniform(-2, 2, 2, 3),
+         "tril": lower_cholesky(2, 3, 3)}, uniform(-2, 2, 4, 3)),
+    "MixtureSameFamily/gamma_batch": Case(
+        lambda D, logits, concentration, rate: D.MixtureSameFamily(
+            D.Categorical(logits=logits), D.Gamma(concentration, rate)),
+        {"logits": uniform(-1, 1, 2, 3), "concentration": uniform(1, 3, 2, 3),
+         "rate": uniform(0.5, 2, 2, 3)}, uniform(0.1, 3, 5, 2)),
     "LogitRelaxedBernoulli": Case(
         lambda D, temperature, probs: D.relaxed_bernoulli.LogitRelaxedBernoulli(
             temperature, probs=probs),

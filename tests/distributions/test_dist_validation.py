@@ -40,6 +40,12 @@ BAD = {
         lib.zeros(2), scale_tril=lib.tensor([[1.0, 1.0], [0.0, 1.0]])),
     "independent/ndims": lambda D, lib: D.Independent(D.Normal(lib.zeros(2), 1.0), 2),
     "lognormal/scale": lambda D, lib: D.LogNormal(0.0, -1.0),
+    "mixture/components": lambda D, lib: D.MixtureSameFamily(
+        D.Categorical(logits=lib.zeros(2)), D.Normal(lib.zeros(3), 1.0)),
+    "mixture/batch": lambda D, lib: D.MixtureSameFamily(
+        D.Categorical(logits=lib.zeros(2, 3)), D.Normal(lib.zeros(4, 3), 1.0)),
+    "mixture/not_categorical": lambda D, lib: D.MixtureSameFamily(
+        D.Normal(0.0, 1.0), D.Normal(lib.zeros(3), 1.0)),
     "transformed/not_transform": lambda D, lib: D.TransformedDistribution(
         D.Normal(0.0, 1.0), [1]),
     # values outside the support or of the wrong shape
