@@ -21,6 +21,7 @@ from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from .cuda import amp as _cuda_amp  # noqa: F401  (minflow.cuda.amp)
 from . import nn
 from . import optim
+from . import distributions
 from . import utils
 from . import library
 from .serialization import save, load
@@ -45,6 +46,7 @@ def _export_functions():
 
 
 _export_functions()
+_standard_gamma, _standard_gamma_grad = _F._standard_gamma, _F._standard_gamma_grad  # as torch
 
 
 def is_tensor(obj):

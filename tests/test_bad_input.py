@@ -803,6 +803,34 @@ SAME_AS_TORCH += [
      NotImplementedError, 'threshold: expected a numeric input, got bool'),
 ]
 
+# samplers with tensor parameters, the incomplete gamma functions, distributions
+SAME_AS_TORCH += [
+    (lambda t: t.lib.poisson(t.lib.tensor([-1.0])),
+     RuntimeError, 'poisson: invalid Poisson rate, expected rate to be non-negative'),
+    (lambda t: t.lib.poisson(t.i),
+     NotImplementedError, 'poisson: expected input with dtype in [float16'),
+    (lambda t: t.lib.binomial(t.lib.ones(1), t.lib.ones(1, dtype=t.lib.float64) / 2),
+     NotImplementedError, "binomial: expected prob of count's dtype float32, got float64"),
+    (lambda t: t.lib.binomial(t.lib.ones(2), t.lib.ones(3) / 2),
+     RuntimeError, 'binomial: shapes [[2], [3]] cannot be broadcast'),
+    (lambda t: t.lib._standard_gamma(t.i),
+     NotImplementedError, 'standard_gamma: expected input with dtype in [float16'),
+    (lambda t: t.lib.igamma(t.i, t.i),
+     NotImplementedError, 'igamma: expected input or other of a floating dtype, got int64'),
+    (lambda t: t.lib.igammac(t.lib.ones(2), t.lib.ones(3)),
+     RuntimeError, 'igammac: shapes [[2], [3]] cannot be broadcast'),
+    (lambda t: t.lib.distributions.Normal(0.0, -1.0),
+     ValueError, 'Expected parameter scale (Tensor of shape ()) of distribution '
+                 'Normal(loc: 0.0, scale: -1.0) to satisfy the constraint GreaterThan'),
+    (lambda t: t.lib.distributions.Categorical(probs=t.lib.tensor(0.5)),
+     ValueError, '`probs` parameter must be at least one-dimensional.'),
+    (lambda t: t.lib.distributions.Bernoulli(),
+     ValueError, 'Either `probs` or `logits` must be specified, but not both.'),
+    (lambda t: t.lib.distributions.Exponential(t.lib.ones(2)).log_prob(t.lib.tensor([-1.0, 1.0])),
+     ValueError, 'Expected value argument (Tensor of shape (2,)) to be within the support '
+                 '(GreaterThanEq(lower_bound=0.0)) of the distribution Exponential'),
+]
+
 # minflow's class differs from torch's on purpose: a few calls that torch fails on by accident
 # (IndexError, AttributeError, ZeroDivisionError deep inside) get a checked error here.
 MINFLOW_ONLY = [    # torch: TypeError

@@ -1,5 +1,6 @@
 """The gamma family and Bessel functions: lgamma, digamma, polygamma, mvlgamma (a
-composite of lgamma), i0, and i1 (i0's derivative, an op of its own).
+composite of lgamma), the regularized incomplete gamma functions igamma and igammac, i0,
+and i1 (i0's derivative, an op of its own).
 
 Kernels: kernels/generic/gamma.py (scipy.special where installed, else the pure-numpy
 fallbacks of kernels/generic/gamma_fallback.py; cupyx.scipy.special on cuda); grad
@@ -13,7 +14,7 @@ from ..core.functional import generate_function, make_inplace, public, tensor_me
 from ..core.inplace import write_out
 from ..core.namespace import F
 from . import infer
-from .registry import Attr, define_op
+from .registry import Attr, Input, define_op
 
 EW = ("elementwise", "no_side_effect")
 
@@ -34,6 +35,31 @@ for _name, (_formula, _x, _printed) in _OPS.items():
                       doc=f"{_name}(input, *, out=None) -> Tensor\n\nElementwise {_formula}; "
                           f"integer and bool inputs give the default float dtype.\n\n"
                           f">>> minflow.{_name}(minflow.tensor({_x}))\n{_printed}")
+
+
+
+def _igamma_infer(input, other):
+    shape, dtype = infer.binary(input, other)
+    if not dtype.is_floating_point:     # as torch: an int input promotes with a float one
+        raise dtypes.DTypeError(f"expected input or other of a floating dtype, got "
+                                f"{input.dtype.name} and {other.dtype.name}")
+    return shape, dtype
+
+
+for _name, _formula, _printed in (
+        ("igamma", "P(a, x) = 1 / Gamma(a) * integral_0^x t^(a-1) e^-t dt", "tensor([0.6321])"),
+        ("igammac", "Q(a, x) = 1 - P(a, x) = 1 / Gamma(a) * integral_x^inf t^(a-1) e^-t dt",
+         "tensor([0.3679])")):
+    _op = define_op(_name, [Input("input"), Input("other")], infer=_igamma_infer,
+                    traits=EW + ("broadcast",), promote="out",
+                    doc=f"Elementwise regularized incomplete gamma function {_formula}, "
+                        f"a = input, x = other.")
+    generate_function(_op, method=True, out=True, inplace=True,
+                      doc=f"{_name}(input, other, *, out=None) -> Tensor\n\nThe regularized "
+                          f"incomplete gamma function {_formula} of a = input and x = other "
+                          f"(broadcast, floating dtypes). As torch, only the gradient "
+                          f"w.r.t. other (x) is implemented.\n\n>>> minflow.{_name}("
+                          f"minflow.tensor([1.0]), minflow.tensor([1.0]))\n{_printed}")
 
 I1 = define_op("i1", ["input"], infer=infer.unary_float, traits=EW, promote="out",
                doc="Elementwise I_1(x), the modified Bessel function of the first kind, "

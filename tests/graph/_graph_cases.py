@@ -292,6 +292,28 @@ CASES.update({
     "i0": (lambda x: x.i0(), [Leaf(3, 4)]),
     "i1": (lambda x: op("i1", x), [Leaf(3, 4)]),
     "composite/mvlgamma": (lambda x: x.mvlgamma(3), [Leaf(3, 4, low=1.5, high=3.0)]),
+    "igamma": (lambda x: minflow.igamma(minflow.full_like(x, 1.5), x), [Leaf(3, 4, **POS)]),
+    "igammac": (lambda x: minflow.igammac(minflow.full_like(x, 2.5), x), [Leaf(3, 4, **POS)]),
+    # the same seed in eager and graph runs: the same draws, so the same implicit grads
+    "standard_gamma": (lambda a: minflow._standard_gamma(a), [Leaf(3, 4, **POS)]),
+    "composite/Gamma.rsample": (
+        lambda a, b: minflow.distributions.Gamma(a, b).rsample((2,)),
+        [Leaf(3, **POS), Leaf(3, **POS)]),
+    "composite/Normal.log_prob": (
+        lambda m, s, x: minflow.distributions.Normal(m, s).log_prob(x),
+        [Leaf(3), Leaf(3, **POS), Leaf(2, 3)]),
+    "composite/Dirichlet.log_prob": (
+        lambda c: minflow.distributions.Dirichlet(c).log_prob(minflow.full_like(c, 0.25)),
+        [Leaf(2, 4, **POS)]),
+    "composite/MultivariateNormal.log_prob": (
+        lambda m, t, x: minflow.distributions.MultivariateNormal(
+            m, scale_tril=t.tril(-1) + minflow.eye(3, dtype=F64) * 2).log_prob(x),
+        [Leaf(3), Leaf(3, 3), Leaf(4, 3)]),
+    "composite/kl_divergence": (
+        lambda a, b: minflow.distributions.kl_divergence(
+            minflow.distributions.Categorical(logits=a),
+            minflow.distributions.Categorical(logits=b)),
+        [Leaf(3, 4), Leaf(3, 4)]),
 })
 
 # nn composites added with the functional/module batch (activations, distances, losses,

@@ -20,6 +20,11 @@ DRAWS = {
     "bernoulli_": lambda d, g: minflow.empty(20, device=d).bernoulli_(0.4, generator=g),
     "random_": lambda d, g: minflow.empty(20, device=d).random_(3, 9, generator=g),
     "exponential_": lambda d, g: minflow.empty(20, device=d).exponential_(2.0, generator=g),
+    "standard_gamma": lambda d, g: minflow._standard_gamma(minflow.full((20,), 0.7, device=d),
+                                                           generator=g),
+    "poisson": lambda d, g: minflow.poisson(minflow.full((20,), 3.0, device=d), generator=g),
+    "binomial": lambda d, g: minflow.binomial(minflow.full((20,), 9.0, device=d),
+                                              minflow.tensor(0.4, device=d), generator=g),
 }
 
 
@@ -46,6 +51,11 @@ N = 200_000
     ("exponential_", lambda: minflow.empty(N).exponential_(2.0), 0.5, 0.25),
     ("random_", lambda: minflow.empty(N).random_(0, 10), 4.5, 8.25),
     ("bernoulli", lambda: minflow.bernoulli(minflow.full((N,), 0.7)), 0.7, 0.21),
+    ("standard_gamma", lambda: minflow._standard_gamma(minflow.full((N,), 2.5)), 2.5, 2.5),
+    ("standard_gamma/small", lambda: minflow._standard_gamma(minflow.full((N,), 0.3)), 0.3, 0.3),
+    ("poisson", lambda: minflow.poisson(minflow.full((N,), 4.0)), 4.0, 4.0),
+    ("binomial", lambda: minflow.binomial(minflow.full((N,), 10.0), minflow.full((N,), 0.3)),
+     3.0, 2.1),
 ])
 def test_distribution_moments(name, make, mean, var):
     x = make().double().numpy()
@@ -116,6 +126,11 @@ def test_torch_defaults_and_dtypes():
     (lambda: minflow.empty(2).exponential_(0), RuntimeError, "exponential: expected lambd"),
     (lambda: minflow.zeros(2, dtype=minflow.int64).uniform_(), TypeError, "uniform_: expected "),
     (lambda: minflow.empty(2).uniform_(0, 1, 2), TypeError, "uniform_: expected at most"),
+    (lambda: minflow.poisson(minflow.tensor([-1.0])), RuntimeError, "invalid Poisson rate"),
+    (lambda: minflow.binomial(minflow.ones(1), minflow.tensor([1.5])), RuntimeError,
+     r"binomial: expected all elements of prob in \[0, 1\]"),
+    (lambda: minflow.binomial(minflow.tensor([-2.0]), minflow.ones(1) / 2), RuntimeError,
+     "binomial: expected all elements of count >= 0"),
 ])
 def test_errors(call, err, match):
     with pytest.raises(err, match=match):

@@ -7,6 +7,7 @@ from ...core.namespace import F
 from ...ops.gamma import I1, POLYGAMMA
 from ..node import GradFunction, register_grad
 from .elementwise import _unary
+from .util import shape_of, sum_to
 
 
 @_unary("lgamma")
@@ -25,6 +26,28 @@ def _digamma(grad_out, x):
 def _i0(grad_out, x):
     """d I_0(x) = I_1(x)."""
     return grad_out * apply(I1, (x,), {})
+
+
+class _IgammaGrad(GradFunction):
+    """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a) (negated for Q); as torch, no gradient
+    w.r.t. a."""
+
+    sign = 1
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.save_for_backward(*inputs)
+
+    def apply(self, ctx, grad_out):
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError(f"the derivative for '{self.op.name}: input' is not "
+                                      f"implemented.")
+        a, x = ctx.saved_tensors
+        density = F.exp((a - 1) * F.log(x) - x - F.lgamma(a))
+        return None, sum_to(self.sign * grad_out * density, shape_of(x))
+
+
+register_grad("igamma")(type("IgammaGrad", (_IgammaGrad,), {}))
+register_grad("igammac")(type("IgammacGrad", (_IgammaGrad,), {"sign": -1}))
 
 
 @register_grad("polygamma")

@@ -46,6 +46,37 @@ def polygamma(xp, x, n):
     return xp.where(edge, math.nan, out).astype(x.dtype)
 
 
+def _torch_edges(xp, a, x, p):
+    """torch's values where scipy's are NaN: P(nan, 0) = 0, P(nan, inf) = 1 and
+    P(inf, nan) = 0 (given as P; igammac takes 1 - P there)."""
+    p = xp.where(xp.isnan(a) & (x == 0), 0.0, p)
+    p = xp.where(xp.isnan(a) & (x == math.inf), 1.0, p)
+    return xp.where((a == math.inf) & xp.isnan(x), 0.0, p)
+
+
+def _edge_mask(xp, a, x):
+    return (xp.isnan(a) & ((x == 0) | (x == math.inf))) | ((a == math.inf) & xp.isnan(x))
+
+
+@register_kernel("igamma", ("cpu", "cuda"), FLOATS)
+def igamma(xp, a, x):
+    a64, x64 = a.astype(xp.float64), x.astype(xp.float64)
+    special = _special(xp)
+    p = special.gammainc(a64, x64) if special is not None else gamma_fallback.gammainc(a64, x64)
+    return _torch_edges(xp, a64, x64, p).astype(a.dtype)
+
+
+@register_kernel("igammac", ("cpu", "cuda"), FLOATS)
+def igammac(xp, a, x):
+    a64, x64 = a.astype(xp.float64), x.astype(xp.float64)
+    special = _special(xp)
+    # NOTE: 1 - P loses the upper tail; scipy's gammaincc computes Q directly
+    q = special.gammaincc(a64, x64) if special is not None else \
+        1 - gamma_fallback.gammainc(a64, x64)
+    edges = 1 - _torch_edges(xp, a64, x64, xp.zeros_like(q))
+    return xp.where(_edge_mask(xp, a64, x64), edges, q).astype(a.dtype)
+
+
 @register_kernel("i0", ("cpu", "cuda"), FLOATS)
 def i0(xp, x):
     out = xp.i0(_float(xp, x))          # numpy and cupy both have i0

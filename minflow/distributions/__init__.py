@@ -1,0 +1,30 @@
+"""Probability distributions with torch.distributions' API and semantics: parameters
+broadcast into batch shapes, sample / rsample, log_prob, entropy, moments, cdf / icdf,
+argument validation, transforms and KL divergences, written as composites of minflow
+ops (so log_prob, entropy and rsample are differentiable, eagerly and in nn.Graph).
+
+>>> from minflow.distributions import Normal
+>>> d = Normal(minflow.tensor([0.0, 1.0]), minflow.tensor([1.0, 2.0]))
+>>> d.sample((5,)).shape
+minflow.Size([5, 2])
+"""
+from . import constraints
+from .continuous import Exponential, Laplace, Normal, Uniform
+from .categorical import Categorical, OneHotCategorical
+from .discrete import Bernoulli, Binomial, Geometric, Poisson
+from .distribution import Distribution
+from .gamma import Beta, Dirichlet, Gamma
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .mixture_same_family import MixtureSameFamily
+from .multivariate_normal import MultivariateNormal
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
+from .transformed import LogNormal, TransformedDistribution
+from . import transforms
+
+__all__ = ["constraints", "transforms", "Distribution", "Bernoulli", "Beta", "Binomial",
+           "Categorical", "Dirichlet", "Exponential", "Gamma", "Geometric", "Independent",
+           "Laplace", "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Normal",
+           "OneHotCategorical", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+           "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"]

@@ -1,0 +1,180 @@
+"""Distribution cases shared by the distribution tests: each builds the same
+distribution in minflow and in torch from float64 parameters, with values in its support
+to score.
+
+A case is ``Case(make, params, values)``: ``make(D, **params)`` builds it from module
+``D`` (minflow.distributions or torch.distributions); ``params`` maps names to numpy
+arrays (grads are taken w.r.t. the float ones) or to plain numbers; ``values`` is an
+array of points in the support, broadcastable with batch_shape + event_shape.
+"""
+import numpy as np
+
+RNG = np.random.default_rng(0)
+
+
+def uniform(low, high, *shape):
+    return RNG.uniform(low, high, shape)
+
+
+def simplex(*shape):
+    x = RNG.uniform(0.2, 1.0, shape)
+    return x / x.sum(-1, keepdims=True)
+
+
+def spd(*shape):
+    """Symmetric positive definite matrices of shape (..., n, n)."""
+    a = RNG.normal(size=shape)
+    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def lower_cholesky(*shape):
+    return np.linalg.cholesky(spd(*shape))
+
+
+class Case:
+    def __init__(self, make, params, values, **kwargs):
+        self.make, self.params, self.values, self.kwargs = make, params, values, kwargs
+
+
+def _affine_sigmoid(D, loc, scale):
+    T = D.transforms
+    return D.TransformedDistribution(
+        D.Normal(loc, scale), [T.AffineTransform(0.5, 2.0), T.SigmoidTransform()])
+
+
+def _tanh_affine(D, loc, scale):
+    T = D.transforms
+    return D.TransformedDistribution(
+        D.Laplace(loc, scale), T.ComposeTransform([T.TanhTransform(),
+                                                   T.AffineTransform(loc, scale + 1.0)]))
+
+
+CASES = {
+    "Normal": Case(lambda D, loc, scale: D.Normal(loc, scale),
+                   {"loc": uniform(-1, 1, 3), "scale": uniform(0.5, 2, 3)},
+                   uniform(-2, 2, 2, 3)),
+    "Normal/scalar": Case(lambda D, loc, scale: D.Normal(loc, scale),
+                          {"loc": 0.5, "scale": 2.0}, uniform(-2, 2, 4)),
+    "Normal/broadcast": Case(lambda D, loc, scale: D.Normal(loc, scale),
+                             {"loc": uniform(-1, 1, 2, 1), "scale": uniform(0.5, 2, 3)},
+                             uniform(-2, 2, 2, 3)),
+    "Laplace": Case(lambda D, loc, scale: D.Laplace(loc, scale),
+                    {"loc": uniform(-1, 1, 3), "scale": uniform(0.5, 2, 3)},
+                    uniform(-2, 2, 2, 3)),
+    "Uniform": Case(lambda D, low, high: D.Uniform(low, high),
+                    {"low": uniform(-2, -1, 3), "high": uniform(1, 2, 3)},
+                    uniform(-0.9, 0.9, 2, 3)),
+    "Exponential": Case(lambda D, rate: D.Exponential(rate), {"rate": uniform(0.5, 2, 3)},
+                        uniform(0.1, 3, 2, 3)),
+    "Gamma": Case(lambda D, concentration, rate: D.Gamma(concentration, rate),
+                  {"concentration": uniform(0.5, 3, 3), "rate": uniform(0.5, 2, 3)},
+                  uniform(0.1, 3, 2, 3)),
+    "Beta": Case(lambda D, c1, c0: D.Beta(c1, c0),
+                 {"c1": uniform(0.5, 3, 3), "c0": uniform(0.5, 3, 3)},
+                 uniform(0.05, 0.95, 2, 3)),
+    "Dirichlet": Case(lambda D, concentration: D.Dirichlet(concentration),
+                      {"concentration": uniform(0.5, 3, 2, 4)}, simplex(3, 2, 4)),
+    "Bernoulli/probs": Case(lambda D, probs: D.Bernoulli(probs=probs),
+                            {"probs": uniform(0.1, 0.9, 3)},
+                            RNG.integers(0, 2, (2, 3)).astype(float)),
+    "Bernoulli/logits": Case(lambda D, logits: D.Bernoulli(logits=logits),
+                             {"logits": uniform(-2, 2, 3)},
+                             RNG.integers(0, 2, (2, 3)).astype(float)),
+    "Geometric/probs": Case(lambda D, probs: D.Geometric(probs=probs),
+                            {"probs": uniform(0.1, 0.9, 3)},
+                            RNG.integers(0, 5, (2, 3)).astype(float)),
+    "Geometric/logits": Case(lambda D, logits: D.Geometric(logits=logits),
+                             {"logits": uniform(-2, 2, 3)},
+                             RNG.integers(0, 5, (2, 3)).astype(float)),
+    "Binomial/probs": Case(lambda D, probs: D.Binomial(5, probs=probs),
+                           {"probs": uniform(0.1, 0.9, 3)},
+                           RNG.integers(0, 6, (2, 3)).astype(float)),
+    "Binomial/logits": Case(lambda D, logits, total_count: D.Binomial(total_count,
+                                                                      logits=logits),
+                            {"logits": uniform(-2, 2, 3), "total_count": np.array([4.0])},
+                            RNG.integers(0, 5, (2, 3)).astype(float)),
+    "Poisson": Case(lambda D, rate: D.Poisson(rate), {"rate": uniform(0.5, 4, 3)},
+                    RNG.integers(0, 6, (2, 3)).astype(float)),
+    "Categorical/probs": Case(lambda D, probs: D.Categorical(probs=probs),
+                              {"probs": uniform(0.1, 1, 3, 4)},
+                              RNG.integers(0, 4, (2, 3)), int_values=True),
+    "Categorical/logits": Case(lambda D, logits: D.Categorical(logits=logits),
+                               {"logits": uniform(-2, 2, 3, 4)},
+                               RNG.integers(0, 4, (2, 3)), int_values=True),
+    "OneHotCategorical": Case(lambda D, logits: D.OneHotCategorical(logits=logits),
+                              {"logits": uniform(-2, 2, 3, 4)},
+                              np.eye(4)[RNG.integers(0, 4, (2, 3))]),
+    "LogNormal": Case(lambda D, loc, scale: D.LogNormal(loc, scale),
+                      {"loc": uniform(-1, 1, 3), "scale": uniform(0.2, 0.6, 3)},
+                      uniform(0.1, 3, 2, 3)),
+    "Independent": Case(lambda D, loc, scale: D.Independent(D.Normal(loc, scale), 1),
+                        {"loc": uniform(-1, 1, 2, 3), "scale": uniform(0.5, 2, 2, 3)},
+                        uniform(-2, 2, 4, 2, 3)),
+    "MultivariateNormal/covariance": Case(
+        lambda D, loc, cov: D.MultivariateNormal(loc, covariance_matrix=cov),
+        {"loc": uniform(-1, 1, 2, 3), "cov": spd(3, 3)}, uniform(-2, 2, 4, 2, 3)),
+    "MultivariateNormal/precision": Case(
+        lambda D, loc, prec: D.MultivariateNormal(loc, precision_matrix=prec),
+        {"loc": uniform(-1, 1, 3), "prec": spd(2, 3, 3)}, uniform(-2, 2, 4, 2, 3)),
+    "MultivariateNormal/scale_tril": Case(
+        lambda D, loc, tril: D.MultivariateNormal(loc, scale_tril=tril),
+        {"loc": uniform(-1, 1, 2, 3), "tril": lower_cholesky(2, 3, 3)},
+        uniform(-2, 2, 4, 2, 3)),
+    "TransformedDistribution/affine_sigmoid": Case(
+        _affine_sigmoid, {"loc": uniform(-1, 1, 3), "scale": uniform(0.5, 2, 3)},
+        uniform(0.1, 0.9, 2, 3)),
+    "TransformedDistribution/tanh_affine": Case(
+        _tanh_affine, {"loc": uniform(-1, 1, 3), "scale": uniform(0.5, 1, 3)},
+        uniform(-0.4, 0.4, 2, 3)),
+    "MixtureSameFamily/normal": Case(
+        lambda D, logits, loc, scale: D.MixtureSameFamily(D.Categorical(logits=logits),
+                                                          D.Normal(loc, scale)),
+        {"logits": uniform(-1, 1, 3, 4), "loc": uniform(-2, 2, 3, 4),
+         "scale": uniform(0.5, 1.5, 3, 4)}, uniform(-2, 2, 2, 3)),
+    "MixtureSameFamily/mvn": Case(
+        lambda D, logits, loc, tril: D.MixtureSameFamily(
+            D.Categorical(logits=logits), D.MultivariateNormal(loc, scale_tril=tril)),
+        {"logits": uniform(-1, 1, 2), "loc": uniform(-2, 2, 2, 3),
+         "tril": lower_cholesky(2, 3, 3)}, uniform(-2, 2, 4, 3)),
+    "MixtureSameFamily/gamma_batch": Case(
+        lambda D, logits, concentration, rate: D.MixtureSameFamily(
+            D.Categorical(logits=logits), D.Gamma(concentration, rate)),
+        {"logits": uniform(-1, 1, 2, 3), "concentration": uniform(1, 3, 2, 3),
+         "rate": uniform(0.5, 2, 2, 3)}, uniform(0.1, 3, 5, 2)),
+    "LogitRelaxedBernoulli": Case(
+        lambda D, temperature, probs: D.relaxed_bernoulli.LogitRelaxedBernoulli(
+            temperature, probs=probs),
+        {"temperature": np.array(0.7), "probs": uniform(0.1, 0.9, 3)}, uniform(-2, 2, 2, 3)),
+    "RelaxedBernoulli": Case(
+        lambda D, temperature, logits: D.RelaxedBernoulli(temperature, logits=logits),
+        {"temperature": np.array(0.7), "logits": uniform(-2, 2, 3)},
+        uniform(0.05, 0.95, 2, 3)),
+    "ExpRelaxedCategorical": Case(
+        lambda D, temperature, logits: D.relaxed_categorical.ExpRelaxedCategorical(
+            temperature, logits=logits),
+        {"temperature": np.array(0.7), "logits": uniform(-2, 2, 3, 4)},
+        np.log(simplex(2, 3, 4))),
+    "RelaxedOneHotCategorical": Case(
+        lambda D, temperature, probs: D.RelaxedOneHotCategorical(temperature, probs=probs),
+        {"temperature": np.array(1.3), "probs": simplex(3, 4)}, simplex(2, 3, 4)),
+}
+
+
+def build(lib, key, requires_grad=True):
+    """(distribution, {name: leaf tensor}) of case ``key`` in lib (minflow or torch)."""
+    case = CASES[key]
+    leaves, args = {}, {}
+    for name, value in case.params.items():
+        if isinstance(value, np.ndarray):
+            args[name] = leaves[name] = lib.tensor(value, dtype=lib.float64,
+                                                   requires_grad=requires_grad)
+        else:
+            args[name] = value
+    return case.make(lib.distributions, **args), leaves
+
+
+def values(lib, key):
+    case = CASES[key]
+    if case.kwargs.get("int_values"):
+        return lib.tensor(case.values, dtype=lib.int64)
+    return lib.tensor(case.values, dtype=lib.float64)

@@ -1,0 +1,109 @@
+"""validate_args: invalid parameters and values raise torch's ValueErrors with torch's
+messages; validate_args=False and Distribution.set_default_validate_args turn it off."""
+import pytest
+
+import minflow
+from minflow.distributions import Distribution
+
+torch = pytest.importorskip("torch")
+
+
+def _message(lib, make):
+    with pytest.raises(ValueError) as info:
+        make(lib.distributions, lib)
+    return str(info.value).replace("torch", "LIB").replace("minflow", "LIB")
+
+
+# make(D, lib) -> raises ValueError
+BAD = {
+    "normal/scale": lambda D, lib: D.Normal(0.0, -1.0),
+    "normal/nan_loc": lambda D, lib: D.Normal(lib.tensor([float("nan"), 0.0]), 1.0),
+    "laplace/scale": lambda D, lib: D.Laplace(lib.zeros(2), lib.tensor([1.0, 0.0])),
+    "uniform/order": lambda D, lib: D.Uniform(1.0, 0.0),
+    "exponential/rate": lambda D, lib: D.Exponential(lib.tensor([-2.0])),
+    "gamma/concentration": lambda D, lib: D.Gamma(lib.tensor([-1.0]), 1.0),
+    "beta/concentration": lambda D, lib: D.Beta(lib.tensor([0.0]), lib.tensor([1.0])),
+    "dirichlet/concentration": lambda D, lib: D.Dirichlet(lib.tensor([1.0, -1.0])),
+    "dirichlet/dims": lambda D, lib: D.Dirichlet(lib.tensor(1.0)),
+    "bernoulli/probs": lambda D, lib: D.Bernoulli(probs=lib.tensor([1.5])),
+    "bernoulli/both": lambda D, lib: D.Bernoulli(probs=0.5, logits=0.0),
+    "geometric/zero": lambda D, lib: D.Geometric(probs=lib.tensor([0.0, 0.5])),
+    "binomial/count": lambda D, lib: D.Binomial(lib.tensor([-1.0]), probs=lib.tensor([0.5])),
+    "poisson/rate": lambda D, lib: D.Poisson(lib.tensor([-1.0])),
+    "categorical/probs": lambda D, lib: D.Categorical(probs=lib.tensor([-0.5, 1.5])),
+    "categorical/dims": lambda D, lib: D.Categorical(logits=lib.tensor(0.0)),
+    "mvn/none": lambda D, lib: D.MultivariateNormal(lib.zeros(2)),
+    "mvn/loc_dims": lambda D, lib: D.MultivariateNormal(lib.tensor(0.0), lib.eye(1)),
+    "mvn/not_pd": lambda D, lib: D.MultivariateNormal(
+        lib.zeros(2), lib.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    "mvn/tril": lambda D, lib: D.MultivariateNormal(
+        lib.zeros(2), scale_tril=lib.tensor([[1.0, 1.0], [0.0, 1.0]])),
+    "independent/ndims": lambda D, lib: D.Independent(D.Normal(lib.zeros(2), 1.0), 2),
+    "lognormal/scale": lambda D, lib: D.LogNormal(0.0, -1.0),
+    "mixture/components": lambda D, lib: D.MixtureSameFamily(
+        D.Categorical(logits=lib.zeros(2)), D.Normal(lib.zeros(3), 1.0)),
+    "mixture/batch": lambda D, lib: D.MixtureSameFamily(
+        D.Categorical(logits=lib.zeros(2, 3)), D.Normal(lib.zeros(4, 3), 1.0)),
+    "mixture/not_categorical": lambda D, lib: D.MixtureSameFamily(
+        D.Normal(0.0, 1.0), D.Normal(lib.zeros(3), 1.0)),
+    "transformed/not_transform": lambda D, lib: D.TransformedDistribution(
+        D.Normal(0.0, 1.0), [1]),
+    # values outside the support or of the wrong shape
+    "value/support": lambda D, lib: D.Exponential(lib.ones(2)).log_prob(lib.tensor([-1.0, 1.0])),
+    "value/bernoulli": lambda D, lib: D.Bernoulli(probs=lib.ones(2) / 2).log_prob(
+        lib.tensor([0.5, 1.0])),
+    "value/categorical": lambda D, lib: D.Categorical(logits=lib.zeros(3)).log_prob(
+        lib.tensor(3)),
+    "value/simplex": lambda D, lib: D.Dirichlet(lib.ones(3)).log_prob(lib.ones(3)),
+    "value/event_shape": lambda D, lib: D.MultivariateNormal(
+        lib.zeros(2), lib.eye(2)).log_prob(lib.zeros(3)),
+    "value/broadcast": lambda D, lib: D.Normal(lib.zeros(3), 1.0).log_prob(lib.zeros(2)),
+    "value/not_tensor": lambda D, lib: D.Normal(0.0, 1.0).log_prob(0.5),
+    "value/uniform": lambda D, lib: D.Uniform(0.0, 1.0).log_prob(lib.tensor(2.0)),
+}
+
+
+@pytest.mark.parametrize("key", sorted(BAD))
+def test_errors_match_torch(key):
+    assert _message(minflow, BAD[key]) == _message(torch, BAD[key])
+
+
+def test_validate_args_false_skips_the_checks():
+    d = minflow.distributions.Normal(0.0, -1.0, validate_args=False)
+    assert d.scale.item() == -1.0
+    e = minflow.distributions.Exponential(minflow.ones(1), validate_args=False)
+    assert e.log_prob(minflow.tensor([-1.0])).item() == 1.0      # log 1 - 1 * (-1)
+
+
+def test_set_default_validate_args():
+    try:
+        Distribution.set_default_validate_args(False)
+        assert minflow.distributions.Normal(0.0, -1.0).scale.item() == -1.0
+        with pytest.raises(ValueError):
+            minflow.distributions.Normal(0.0, -1.0, validate_args=True)
+    finally:
+        Distribution.set_default_validate_args(True)
+    with pytest.raises(ValueError):
+        minflow.distributions.Normal(0.0, -1.0)
+    with pytest.raises(ValueError, match="expected True or False"):
+        Distribution.set_default_validate_args(1.5)
+
+
+def test_expand_keeps_validation_and_checks_its_shape():
+    d = minflow.distributions.Normal(minflow.zeros(3), 1.0).expand((2, 3))
+    with pytest.raises(ValueError, match="broadcastable"):
+        d.log_prob(minflow.zeros(4))
+    with pytest.raises(TypeError, match="expand: expected a tuple of ints"):
+        d.expand(3)
+    with pytest.raises(RuntimeError):
+        d.expand((4,))
+
+
+def test_abstract_methods_raise_not_implemented():
+    d = Distribution(validate_args=False)
+    for call in (lambda: d.mean, lambda: d.variance, lambda: d.entropy(), lambda: d.sample(),
+                 lambda: d.log_prob(minflow.zeros(1)), lambda: d.cdf(minflow.zeros(1))):
+        with pytest.raises(NotImplementedError):
+            call()
+    with pytest.raises(NotImplementedError, match="does not implement mode"):
+        d.mode
