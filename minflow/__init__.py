@@ -18,6 +18,7 @@ from . import autograd
 from . import linalg
 from . import backends, cuda
 from . import nn
+from . import func
 from . import optim
 from . import utils
 from . import library

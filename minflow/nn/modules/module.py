@@ -311,10 +311,10 @@ class Module:
         return self
 
     # -- devices and dtypes -------------------------------------------------------------
-    def _apply(self, fn):
+    def _apply(self, fn, recurse=True):
         """Replace every parameter's and buffer's data by ``fn(tensor)``, keeping the
         Parameter objects (so an optimizer that holds them sees the move)."""
-        for module in self.modules():
+        for module in self.modules() if recurse else (self,):
             with no_grad():
                 for param in module._parameters.values():
                     if param is None:
@@ -354,6 +354,18 @@ class Module:
             target = dtype if dtype is not None and t.dtype.is_floating_point else None
             return t.to(device=device, dtype=target)
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Give every parameter and buffer new, uninitialised storage on ``device`` (e.g.
+        after building on "meta"); the values are whatever memory held.
+
+        >>> m = minflow.nn.Linear(2, 3, device="meta").to_empty(device="cpu")
+        >>> m.weight.device, m.weight.shape
+        (device(type='cpu'), minflow.Size([3, 2]))
+        """
+        from ...core.namespace import F
+        return self._apply(lambda t: F.empty(tuple(t.shape), dtype=t.dtype, device=device),
+                           recurse)
 
     def cuda(self, device=None):
         return self.to("cuda" if device is None else
