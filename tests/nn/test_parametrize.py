@@ -282,3 +282,39 @@ def test_weight_norm_training_matches_torch():
         loss.backward(), tloss.backward()
         opt.step(), topt.step()
         np.testing.assert_allclose(loss.item(), tloss.item(), 1e-5)
+
+
+class TrainGraph(nn.Graph):
+    def __init__(self, model, opt):
+        super().__init__()
+        self.model = model
+        self.add_optimizer(opt)
+
+    def build(self, x, y):
+        loss = (self.model(x) - y).square().mean()
+        loss.backward()
+        return loss
+
+
+@pytest.mark.parametrize("parametrize", [
+    PZ.weight_norm, PZ.spectral_norm, PZ.orthogonal,
+    lambda m: PZ.orthogonal(m, orthogonal_map="cayley"),
+    lambda m: PZ.orthogonal(m, orthogonal_map="householder"),
+    lambda m: P.register_parametrization(m, "weight", Symmetric()),
+])
+def test_parametrized_layer_trains_the_same_in_nn_graph(parametrize):
+    minflow.manual_seed(0)
+    eager, compiled = parametrize(nn.Linear(4, 4)), parametrize(nn.Linear(4, 4))
+    compiled.load_state_dict(eager.state_dict())
+    opt = minflow.optim.SGD(eager.parameters(), lr=0.1)
+    graph = TrainGraph(compiled, minflow.optim.SGD(compiled.parameters(), lr=0.1))
+    x, y = minflow.randn(8, 4), minflow.randn(8, 4)
+    for _ in range(3):
+        loss = (eager(x) - y).square().mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        np.testing.assert_allclose(graph(x, y).item(), loss.item(), 1e-5)
+    for key, value in eager.state_dict().items():        # spectral_norm's u, v included
+        np.testing.assert_allclose(compiled.state_dict()[key].numpy(), value.numpy(), 1e-5,
+                                   1e-6, err_msg=key)

@@ -121,10 +121,11 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     mode (Miyato et al. 2018). The vectors u, v are buffers ``parametrizations.<name>.0._u``
     and ``._v``.
 
+    >>> _ = minflow.manual_seed(0)
     >>> m = minflow.nn.utils.parametrizations.spectral_norm(minflow.nn.Linear(20, 40))
     >>> sorted(m.state_dict())
     ['bias', 'parametrizations.weight.0._u', 'parametrizations.weight.0._v', 'parametrizations.weight.original']
-    >>> for _ in range(10):
+    >>> for _ in range(50):
     ...     w = m.weight            # each access in training mode is one more iteration
     >>> round(minflow.linalg.matrix_norm(w.detach(), 2).item(), 2)
     1.0
