@@ -104,7 +104,7 @@ class AveragedModel(Module):
                  use_buffers=False):
         super().__init__()
         if avg_fn is not None and multi_avg_fn is not None:
-            raise ValueError("AveragedModel: Only one of avg_fn and multi_avg_fn should be "
+            raise AssertionError("AveragedModel: Only one of avg_fn and multi_avg_fn should be "
                              "provided")
         self.module = deepcopy(model)
         if device is not None:

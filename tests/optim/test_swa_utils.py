@@ -99,7 +99,7 @@ def test_swalr_matches_torch(strategy, anneal_epochs):
 
 def test_errors():
     m = nn.Linear(2, 2)
-    with pytest.raises(ValueError, match="Only one of avg_fn and multi_avg_fn"):
+    with pytest.raises(AssertionError, match="Only one of avg_fn and multi_avg_fn"):
         swa_utils.AveragedModel(m, avg_fn=swa_utils.get_swa_avg_fn(),
                                 multi_avg_fn=swa_utils.get_swa_multi_avg_fn())
     with pytest.raises(ValueError, match="Invalid decay value 1.5"):

@@ -11,10 +11,11 @@ __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
 
 
 def _check_eval(layer, bn, where):
+    # NOTE: AssertionError, as torch's (raised explicitly, with a message)
     if layer.training or bn.training:
-        raise RuntimeError(f"{where}: Fusion only for eval! (call .eval() on both modules)")
+        raise AssertionError(f"{where}: Fusion only for eval! (call .eval() on both modules)")
     if bn.running_mean is None or bn.running_var is None:
-        raise RuntimeError(f"{where}: bn.running_mean and bn.running_var must not be None "
+        raise AssertionError(f"{where}: bn.running_mean and bn.running_var must not be None "
                            f"(track_running_stats=True)")
 
 
@@ -69,7 +70,7 @@ def fuse_linear_bn_eval(linear, bn):
     """
     _check_eval(linear, bn, "fuse_linear_bn_eval")
     if linear.out_features != bn.num_features and bn.num_features != 1:
-        raise RuntimeError(f"fuse_linear_bn_eval: To fuse, linear.out_features == "
+        raise AssertionError(f"fuse_linear_bn_eval: To fuse, linear.out_features == "
                            f"bn.num_features or bn.num_features == 1, got "
                            f"linear.out_features={linear.out_features} and "
                            f"bn.num_features={bn.num_features}")
