@@ -10,7 +10,7 @@ from collections import OrderedDict
 from ...core import dtype as dtypes
 from ...core.grad_mode import no_grad
 from ...core.tensor import Tensor
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from . import _state_dict
 from ._hooks import RemovableHandle
 
@@ -151,6 +151,11 @@ class Module:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
                                 f"'{name}' (minflow.nn.Module or None expected)")
             self._modules[name] = None
+        elif isinstance(value, Buffer):
+            if "_buffers" not in d:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._forget(name, "_buffers")
+            self.register_buffer(name, value, value.persistent)
         elif "_buffers" in d and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
