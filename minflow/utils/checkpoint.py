@@ -38,7 +38,12 @@ def _generators():
     return [mf_random.default_generator] + list(mf_random._cuda_generator)
 
 
-def _rng_states():
+def _rng_states(args):
+    """The states of the default generators, the cuda one made first when an input is on
+    cuda (so that it is saved even before its first use)."""
+    for a in args:
+        if isinstance(a, Tensor) and a.device.type == "cuda":
+            mf_random.generator_for(None, a.device)
     return [g.get_state() for g in _generators()]
 
 
@@ -141,7 +146,7 @@ def _check_same(outputs, out_meta):
 
 
 def _checkpoint_without_reentrant(function, preserve, args, kwargs):
-    rng_states = _rng_states() if preserve else None
+    rng_states = _rng_states(args) if preserve else None
     start = _next_seq()
     result = function(*args, **kwargs)
     tensors = _tensors_of(result)
@@ -180,7 +185,7 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def forward(ctx, function, preserve, *args):
-        ctx.function, ctx.rng_states = function, (_rng_states() if preserve else None)
+        ctx.function, ctx.rng_states = function, (_rng_states(args) if preserve else None)
         ctx.inputs = args
         return function(*args)
 

@@ -163,43 +163,45 @@ def test_errors():
 
 
 @pytest.mark.parametrize("dim", [0, 1, None])
-def test_weight_norm_matches_torch(dim):
+def test_weight_norm_matches_torch(dim, device):
     tm = torch.nn.Conv2d(3, 4, 3)
-    m = nn.Conv2d(3, 4, 3)
-    load_from_torch(m, tm)
+    m = nn.Conv2d(3, 4, 3).to(device)
+    load_from_torch(m, tm, device)
     torch.nn.utils.parametrizations.weight_norm(tm, dim=dim)
     PZ.weight_norm(m, dim=dim)
     assert list(m.state_dict()) == list(tm.state_dict())
     for k, v in tm.state_dict().items():
-        np.testing.assert_allclose(m.state_dict()[k].numpy(), v.numpy(), 1e-5, 1e-6)
+        np.testing.assert_allclose(m.state_dict()[k].cpu().numpy(), v.numpy(), 1e-5, 1e-6)
     x = np.random.RandomState(1).randn(2, 3, 5, 5).astype(np.float32)
-    m(minflow.tensor(x)).square().sum().backward()
+    m(minflow.tensor(x, device=device)).square().sum().backward()
     tm(torch.tensor(x)).square().sum().backward()
     for (name, p), (_, tp) in zip(m.named_parameters(), tm.named_parameters()):
-        np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), 1e-4, 1e-5, err_msg=name)
+        np.testing.assert_allclose(p.grad.cpu().numpy(), tp.grad.numpy(), 1e-4, 1e-5,
+                                   err_msg=name)
 
 
-def test_spectral_norm_matches_torch_in_train_and_eval():
+def test_spectral_norm_matches_torch_in_train_and_eval(device):
     torch.manual_seed(0)
     tm = torch.nn.Linear(5, 4)
-    m = nn.Linear(5, 4)
-    load_from_torch(m, tm)
+    m = nn.Linear(5, 4).to(device)
+    load_from_torch(m, tm, device)
     torch.nn.utils.parametrizations.spectral_norm(tm, n_power_iterations=2)
     PZ.spectral_norm(m, n_power_iterations=2)
     assert list(m.state_dict()) == list(tm.state_dict())
-    load_from_torch(m, tm)          # same u, v to start the power iteration from
+    load_from_torch(m, tm, device)  # same u, v to start the power iteration from
     x = np.random.RandomState(2).randn(3, 5).astype(np.float32)
     for mode in ("train", "eval"):
         getattr(m, mode)(), getattr(tm, mode)()
         for _ in range(2):
-            out, tout = m(minflow.tensor(x)), tm(torch.tensor(x))
-            np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), 1e-5, 1e-5)
+            out, tout = m(minflow.tensor(x, device=device)), tm(torch.tensor(x))
+            np.testing.assert_allclose(out.detach().cpu().numpy(), tout.detach().numpy(), 1e-5,
+                                       1e-5)
         for k, v in tm.state_dict().items():
-            np.testing.assert_allclose(m.state_dict()[k].numpy(), v.numpy(), 1e-5, 1e-5,
+            np.testing.assert_allclose(m.state_dict()[k].cpu().numpy(), v.numpy(), 1e-5, 1e-5,
                                        err_msg=f"{mode} {k}")
     out.sum().backward()
     tout.sum().backward()
-    np.testing.assert_allclose(m.parametrizations.weight.original.grad.numpy(),
+    np.testing.assert_allclose(m.parametrizations.weight.original.grad.cpu().numpy(),
                                tm.parametrizations.weight.original.grad.numpy(), 1e-4, 1e-5)
 
 
@@ -216,30 +218,31 @@ def test_spectral_norm_dim_and_errors():
 
 @pytest.mark.parametrize("shape", [(4, 4), (6, 3), (3, 6)])
 @pytest.mark.parametrize("orth_map", ["matrix_exp", "cayley", "householder"])
-def test_orthogonal_matches_torch(shape, orth_map):
+def test_orthogonal_matches_torch(shape, orth_map, device):
     tm = torch.nn.Linear(shape[1], shape[0]).double()
-    m = nn.Linear(shape[1], shape[0]).double()
-    load_from_torch(m, tm)
+    m = nn.Linear(shape[1], shape[0]).double().to(device)
+    load_from_torch(m, tm, device)
     torch.nn.utils.parametrizations.orthogonal(tm, orthogonal_map=orth_map)
     PZ.orthogonal(m, orthogonal_map=orth_map)
     assert list(m.state_dict()) == list(tm.state_dict())
-    np.testing.assert_allclose(m.weight.detach().numpy(), tm.weight.detach().numpy(),
+    np.testing.assert_allclose(m.weight.detach().cpu().numpy(), tm.weight.detach().numpy(),
                                1e-8, 1e-8)
-    load_from_torch(m, tm)          # the base's random completion (non-square) as torch's
+    load_from_torch(m, tm, device)  # the base's random completion (non-square) as torch's
     opt = minflow.optim.SGD(m.parameters(), lr=0.1)
     topt = torch.optim.SGD(tm.parameters(), lr=0.1)
     x = np.random.RandomState(3).randn(5, shape[1])
     y = np.random.RandomState(4).randn(5, shape[0])
     losses, tlosses = [], []
     for _ in range(4):
-        loss = (m(minflow.tensor(x)) - minflow.tensor(y)).square().mean()
+        loss = (m(minflow.tensor(x, device=device)) - minflow.tensor(y, device=device)) \
+            .square().mean()
         tloss = (tm(torch.tensor(x)) - torch.tensor(y)).square().mean()
         opt.zero_grad(), topt.zero_grad()
         loss.backward(), tloss.backward()
         opt.step(), topt.step()
         losses.append(loss.item()), tlosses.append(tloss.item())
     np.testing.assert_allclose(losses, tlosses, 1e-9)
-    w = m.weight.detach().numpy()
+    w = m.weight.detach().cpu().numpy()
     small = min(shape)
     gram = w @ w.T if shape[0] == small else w.T @ w
     np.testing.assert_allclose(gram, np.eye(small), atol=1e-10)
@@ -318,3 +321,15 @@ def test_parametrized_layer_trains_the_same_in_nn_graph(parametrize):
     for key, value in eager.state_dict().items():        # spectral_norm's u, v included
         np.testing.assert_allclose(compiled.state_dict()[key].numpy(), value.numpy(), 1e-5,
                                    1e-6, err_msg=key)
+
+
+def test_weight_norm_loads_a_hook_based_checkpoint_as_torch():
+    old = torch.nn.Sequential(torch.nn.Linear(3, 2))
+    with pytest.warns(FutureWarning):
+        torch.nn.utils.weight_norm(old[0])
+    state = {k: to_mf(v) for k, v in old.state_dict().items()}
+    assert sorted(state) == ["0.bias", "0.weight_g", "0.weight_v"]
+    m = nn.Sequential(PZ.weight_norm(nn.Linear(3, 2)))
+    m.load_state_dict(state)
+    np.testing.assert_allclose(m[0].weight.detach().numpy(), old[0].weight.detach().numpy(),
+                               1e-6)

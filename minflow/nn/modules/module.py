@@ -268,6 +268,13 @@ class Module:
         returns ``(missing_keys, unexpected_keys)`` (see _state_dict.py)."""
         return _state_dict.load_state_dict(self, state_dict, strict, assign)
 
+    def _register_load_state_dict_pre_hook(self, hook):
+        """Call ``hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module loads its entries: it may rewrite
+        the keys in place (e.g. to read an older checkpoint format)."""
+        hooks = self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict())
+        return RemovableHandle.add(hooks, hook)
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         _state_dict.save_own(self, destination, prefix, keep_vars)
 

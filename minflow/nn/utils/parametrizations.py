@@ -60,6 +60,14 @@ def weight_norm(module, name="weight", dim=0):
     [('bias', [40]), ('parametrizations.weight.original0', [40, 1]), ('parametrizations.weight.original1', [40, 20])]
     """
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def load_old_keys(state_dict, prefix, *_):
+        """Read a checkpoint of the hook-based weight_norm: <name>_g, <name>_v."""
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
+    module._register_load_state_dict_pre_hook(load_old_keys)
     return module
 
 
