@@ -89,13 +89,13 @@ def _replace_tensors(value, new):
 
 
 def _boundary(outputs, start):
-    """The edges from the nodes made since ``start`` (reachable from ``outputs``) to
-    nodes made before, or to leaves: what the segment's gradients flow out to."""
-    seen, stack, edges = set(), [], {}
+    """The nodes made since ``start`` (reachable from ``outputs``), and the edges from
+    them to nodes made before, or to leaves: what the segment's gradients flow out to."""
+    inside, stack, edges = {}, [], {}
     for out in outputs:
         node = out.grad_fn
-        if node is not None and node.seq > start and id(node) not in seen:
-            seen.add(id(node))
+        if node is not None and node.seq > start and id(node) not in inside:
+            inside[id(node)] = node
             stack.append(node)
     while stack:
         for edge in stack.pop().next_edges:
@@ -104,10 +104,10 @@ def _boundary(outputs, start):
             child = edge[0]
             if child.__class__ is AccumulateGrad or child.seq < start:
                 edges.setdefault((id(child), edge[1]), edge)
-            elif id(child) not in seen:
-                seen.add(id(child))
+            elif id(child) not in inside:
+                inside[id(child)] = child
                 stack.append(child)
-    return list(edges.values())
+    return list(inside.values()), list(edges.values())
 
 
 class _CheckpointGrad(GradFunction):
@@ -155,7 +155,12 @@ def _checkpoint_without_reentrant(function, preserve, args, kwargs):
     if not positions:
         return result
     outputs = [tensors[i] for i in positions]
-    node = Node(_CheckpointGrad(), "checkpoint", tuple(_boundary(outputs, start)),
+    inside, boundary = _boundary(outputs, start)
+    for dropped in inside:
+        # NOTE: a node and its context refer to each other; freeing the saved tensors now,
+        # rather than when the cyclic GC gets to the pair, is the memory checkpoint saves
+        dropped.release()
+    node = Node(_CheckpointGrad(), "checkpoint", tuple(boundary),
                 tuple((t._data.shape, t.dtype, t.device) for t in outputs))
     node.ctx = _CheckpointContext(node, function, args, kwargs, rng_states, positions)
     replaced = list(tensors)
