@@ -27,7 +27,7 @@ from ..autograd import engine
 from ..autograd.function import Function, _alias
 from ..autograd.node import AccumulateGrad, GradFunction, Node, _next_seq
 from ..core import random as mf_random
-from ..core.grad_mode import enable_grad, no_grad, state as grad_state
+from ..core.grad_mode import enable_grad, state as grad_state
 from ..core.tensor import Tensor
 from ..graph.lazy import current_graph
 

@@ -333,3 +333,33 @@ def test_weight_norm_loads_a_hook_based_checkpoint_as_torch():
     m.load_state_dict(state)
     np.testing.assert_allclose(m[0].weight.detach().numpy(), old[0].weight.detach().numpy(),
                                1e-6)
+
+
+class Batched(nn.Module):
+    def __init__(self, shape):
+        super().__init__()
+        self.weight = nn.Parameter(minflow.randn(*shape, dtype=minflow.float64))
+
+
+class TorchBatched(torch.nn.Module):
+    def __init__(self, weight):
+        super().__init__()
+        self.weight = torch.nn.Parameter(weight)
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 4), (3, 5, 2), (2, 2, 5)])
+@pytest.mark.parametrize("orth_map, trivialize", [
+    ("matrix_exp", True), ("cayley", True), ("householder", True), ("householder", False)])
+def test_orthogonal_on_batches_of_matrices_matches_torch(shape, orth_map, trivialize):
+    m = Batched(shape)
+    tm = TorchBatched(to_torch(m.weight))
+    torch.nn.utils.parametrizations.orthogonal(tm, orthogonal_map=orth_map,
+                                                use_trivialization=trivialize)
+    PZ.orthogonal(m, orthogonal_map=orth_map, use_trivialization=trivialize)
+    load_from_torch(m, tm)
+    np.testing.assert_allclose(m.weight.detach().numpy(), tm.weight.detach().numpy(),
+                               1e-10, 1e-12)
+    m.weight.sum().backward()
+    tm.weight.sum().backward()
+    np.testing.assert_allclose(m.parametrizations.weight.original.grad.numpy(),
+                               tm.parametrizations.weight.original.grad.numpy(), 1e-8, 1e-10)

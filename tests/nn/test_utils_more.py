@@ -180,3 +180,34 @@ def test_functional_call_tied_weights_and_strict_match_torch():
     with pytest.raises(ValueError, match="appeared in multiple dictionaries"):
         utils.stateless.functional_call(m, ({"a.bias": w[0]}, {"a.bias": w[1]}),
                                         (minflow.ones(1, 2),))
+
+
+class TrainGraph(nn.Graph):
+    def __init__(self, model, opt):
+        super().__init__()
+        self.model = model
+        self.add_optimizer(opt)
+
+    def build(self, x, y):
+        loss = (self.model(x) - y).square().mean()
+        loss.backward()
+        return loss
+
+
+@pytest.mark.parametrize("apply", [utils.weight_norm, utils.spectral_norm])
+def test_hook_based_norms_train_the_same_in_nn_graph(apply):
+    minflow.manual_seed(0)
+    eager, compiled = quiet(apply, nn.Linear(4, 3)), quiet(apply, nn.Linear(4, 3))
+    compiled.load_state_dict(eager.state_dict())
+    opt = minflow.optim.SGD(eager.parameters(), lr=0.1)
+    graph = TrainGraph(compiled, minflow.optim.SGD(compiled.parameters(), lr=0.1))
+    x, y = minflow.randn(8, 4), minflow.randn(8, 3)
+    for _ in range(3):
+        loss = (eager(x) - y).square().mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        np.testing.assert_allclose(graph(x, y).item(), loss.item(), 1e-5)
+    for key, value in eager.state_dict().items():
+        np.testing.assert_allclose(compiled.state_dict()[key].numpy(), value.numpy(), 1e-5,
+                                   1e-6, err_msg=key)

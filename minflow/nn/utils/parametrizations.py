@@ -57,7 +57,8 @@ def weight_norm(module, name="weight", dim=0):
 
     >>> m = minflow.nn.utils.parametrizations.weight_norm(minflow.nn.Linear(20, 40))
     >>> [(k, list(v.shape)) for k, v in m.state_dict().items()]
-    [('bias', [40]), ('parametrizations.weight.original0', [40, 1]), ('parametrizations.weight.original1', [40, 20])]
+    [('bias', [40]), ('parametrizations.weight.original0', [40, 1]),
+     ('parametrizations.weight.original1', [40, 20])]
     """
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
 
@@ -132,7 +133,8 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     >>> _ = minflow.manual_seed(0)
     >>> m = minflow.nn.utils.parametrizations.spectral_norm(minflow.nn.Linear(20, 40))
     >>> sorted(m.state_dict())
-    ['bias', 'parametrizations.weight.0._u', 'parametrizations.weight.0._v', 'parametrizations.weight.original']
+    ['bias', 'parametrizations.weight.0._u', 'parametrizations.weight.0._v',
+     'parametrizations.weight.original']
     >>> for _ in range(50):
     ...     w = m.weight            # each access in training mode is one more iteration
     >>> round(minflow.linalg.matrix_norm(w.detach(), 2).item(), 2)
