@@ -211,3 +211,29 @@ def test_hook_based_norms_train_the_same_in_nn_graph(apply):
     for key, value in eager.state_dict().items():
         np.testing.assert_allclose(compiled.state_dict()[key].numpy(), value.numpy(), 1e-5,
                                    1e-6, err_msg=key)
+
+
+def test_functional_call_on_a_parametrized_module_matches_torch():
+    tm, m = torch.nn.Linear(3, 2), nn.Linear(3, 2)
+    load_from_torch(m, tm)
+    torch.nn.utils.parametrizations.weight_norm(tm)
+    utils.parametrizations.weight_norm(m)
+    x = np.random.RandomState(4).randn(4, 3).astype(np.float32)
+    w = np.random.RandomState(5).randn(2, 3).astype(np.float32)
+    v = np.random.RandomState(6).randn(2, 3).astype(np.float32)
+    for key, value in (("weight", w), ("parametrizations.weight.original1", v)):
+        out = utils.stateless.functional_call(m, {key: minflow.tensor(value)},
+                                              (minflow.tensor(x),))
+        tout = torch.func.functional_call(tm, {key: torch.tensor(value)}, (torch.tensor(x),))
+        np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), 1e-5, 1e-6,
+                                   err_msg=key)
+    np.testing.assert_allclose(m(minflow.tensor(x)).detach().numpy(),
+                               tm(torch.tensor(x)).detach().numpy(), 1e-5, 1e-6)
+
+
+def test_checkpoint_passes_keyword_arguments():
+    from minflow.utils.checkpoint import checkpoint
+    x = minflow.tensor([1.0, 2.0], requires_grad=True)
+    y = checkpoint(lambda t, scale: (t * scale).exp().sum(), x, scale=0.5, use_reentrant=False)
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 0.5 * np.exp(0.5 * np.array([1.0, 2.0])), 1e-6)

@@ -3,6 +3,7 @@ tensors, for that one call (per-example grads, meta-learning, weight ensembling)
 import contextlib
 
 from ...core.tensor import Tensor
+from . import parametrize
 
 __all__ = ["functional_call"]
 
@@ -47,22 +48,38 @@ def _with_ties(module, values):
 
 @contextlib.contextmanager
 def _swapped(module, values):
-    """Put ``values`` (dotted name -> tensor) into the modules' stores; restore on exit."""
-    saved = []
+    """Put ``values`` (dotted name -> tensor) into the modules' stores; restore on exit.
+
+    A parametrized tensor's name gets the value as is, bypassing its parametrizations
+    (as torch): it is put in the parametrization cache for the call."""
+    saved, cached = [], []
     try:
-        for name, value in values.items():
-            owner_path, _, attr = name.rpartition(".")
-            owner = module.get_submodule(owner_path)
-            store = owner._parameters if attr in owner._parameters else owner._buffers
-            if attr not in store:
-                raise AttributeError(f"functional_call: {type(owner).__name__} has no "
-                                     f"parameter or buffer `{attr}` (key {name!r})")
-            saved.append((store, attr, store[attr]))
-            store[attr] = value
-        yield
+        with parametrize.cached():
+            for name, value in values.items():
+                owner_path, _, attr = name.rpartition(".")
+                owner = module.get_submodule(owner_path)
+                if parametrize.is_parametrized(owner, attr):
+                    cached.append((id(owner), attr))
+                    parametrize._cache[cached[-1]] = value
+                    continue
+                saved.append(_swap_one(owner, attr, name, value))
+            yield
     finally:
+        for key in cached:          # an enclosing cached() block must not keep them
+            parametrize._cache.pop(key, None)
         for store, attr, original in reversed(saved):
             store[attr] = original
+
+
+def _swap_one(owner, attr, name, value):
+    """Put ``value`` in the store holding ``attr``; (store, attr, the old value)."""
+    store = owner._parameters if attr in owner._parameters else owner._buffers
+    if attr not in store:
+        raise AttributeError(f"functional_call: {type(owner).__name__} has no parameter or "
+                             f"buffer `{attr}` (key {name!r})")
+    old = store[attr]
+    store[attr] = value
+    return store, attr, old
 
 
 def _check_strict(module, values):
