@@ -170,6 +170,7 @@ def test_weight_norm_matches_torch(dim, device):
     torch.nn.utils.parametrizations.weight_norm(tm, dim=dim)
     PZ.weight_norm(m, dim=dim)
     assert list(m.state_dict()) == list(tm.state_dict())
+    assert repr(m) == repr(tm)
     for k, v in tm.state_dict().items():
         np.testing.assert_allclose(m.state_dict()[k].cpu().numpy(), v.numpy(), 1e-5, 1e-6)
     x = np.random.RandomState(1).randn(2, 3, 5, 5).astype(np.float32)
@@ -188,6 +189,7 @@ def test_spectral_norm_matches_torch_in_train_and_eval(device):
     torch.nn.utils.parametrizations.spectral_norm(tm, n_power_iterations=2)
     PZ.spectral_norm(m, n_power_iterations=2)
     assert list(m.state_dict()) == list(tm.state_dict())
+    assert repr(m) == repr(tm)
     load_from_torch(m, tm, device)  # same u, v to start the power iteration from
     x = np.random.RandomState(2).randn(3, 5).astype(np.float32)
     for mode in ("train", "eval"):
@@ -225,6 +227,7 @@ def test_orthogonal_matches_torch(shape, orth_map, device):
     torch.nn.utils.parametrizations.orthogonal(tm, orthogonal_map=orth_map)
     PZ.orthogonal(m, orthogonal_map=orth_map)
     assert list(m.state_dict()) == list(tm.state_dict())
+    assert repr(m) == repr(tm)
     np.testing.assert_allclose(m.weight.detach().cpu().numpy(), tm.weight.detach().numpy(),
                                1e-8, 1e-8)
     load_from_torch(m, tm, device)  # the base's random completion (non-square) as torch's
