@@ -366,3 +366,21 @@ def test_orthogonal_on_batches_of_matrices_matches_torch(shape, orth_map, trivia
     tm.weight.sum().backward()
     np.testing.assert_allclose(m.parametrizations.weight.original.grad.numpy(),
                                tm.parametrizations.weight.original.grad.numpy(), 1e-8, 1e-10)
+
+
+def test_spectral_norm_training_matches_torch():
+    torch.manual_seed(1)
+    tm = torch.nn.utils.parametrizations.spectral_norm(torch.nn.Conv2d(2, 3, 3))
+    m = PZ.spectral_norm(nn.Conv2d(2, 3, 3))
+    load_from_torch(m, tm)           # weights and the power iteration's u, v
+    opt = minflow.optim.SGD(m.parameters(), lr=0.2, momentum=0.9)
+    topt = torch.optim.SGD(tm.parameters(), lr=0.2, momentum=0.9)
+    rs = np.random.RandomState(7)
+    x, y = rs.randn(4, 2, 5, 5).astype(np.float32), rs.randn(4, 3, 3, 3).astype(np.float32)
+    for _ in range(5):
+        loss = (m(minflow.tensor(x)) - minflow.tensor(y)).square().mean()
+        tloss = (tm(torch.tensor(x)) - torch.tensor(y)).square().mean()
+        opt.zero_grad(), topt.zero_grad()
+        loss.backward(), tloss.backward()
+        opt.step(), topt.step()
+        np.testing.assert_allclose(loss.item(), tloss.item(), 1e-5)
