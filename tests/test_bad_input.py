@@ -966,6 +966,71 @@ SAME_AS_TORCH += [
 ]
 
 
+# nn.init, nn.utils (parametrizations, hook-based norms, fusion, functional_call),
+# optim.swa_utils and utils.checkpoint
+SAME_AS_TORCH += [
+    (lambda t: t.nn.init.dirac_(t.x),
+     ValueError, 'dirac_: only tensors with 3, 4, or 5 dimensions are supported, got shape'),
+    (lambda t: t.nn.init.dirac_(t.lib.ones(3, 2, 3), groups=2),
+     ValueError, 'dirac_: dim 0 must be divisible by groups, got dim 0 = 3 and groups = 2'),
+    (lambda t: t.nn.init.orthogonal_(t.lib.ones(3)),
+     ValueError, 'orthogonal_: only tensors with 2 or more dimensions are supported'),
+    (lambda t: t.nn.init.sparse_(t.img, 0.1),
+     ValueError, 'sparse_: only tensors with 2 dimensions are supported, got shape'),
+    (lambda t: t.nn.utils.parametrize.register_parametrization(
+        t.nn.Linear(2, 2), "nothing", t.nn.Identity()),
+     ValueError, "does not have a parameter, a buffer, or a parametrized element with name "
+                 "'nothing'"),
+    (lambda t: t.nn.utils.parametrize.remove_parametrizations(t.nn.Linear(2, 2), "weight"),
+     ValueError, 'does not have a parametrization on weight'),
+    (lambda t: t.nn.utils.parametrize.register_parametrization(
+        t.nn.Linear(2, 3), "weight", t.nn.Flatten(0)),
+     ValueError, 'Registering a parametrization may not change the shape of the tensor'),
+    (lambda t: t.nn.utils.parametrizations.orthogonal(t.nn.Linear(2, 2), name="bias"),
+     ValueError, 'orthogonal: Expected a matrix or batch of matrices. Got a tensor of 1'),
+    (lambda t: t.nn.utils.parametrizations.orthogonal(t.nn.Linear(2, 2), orthogonal_map="qr"),
+     ValueError, 'orthogonal: orthogonal_map has to be one of "matrix_exp", "cayley", '
+                 '"householder". Got: qr'),
+    (lambda t: t.nn.utils.parametrizations.spectral_norm(t.nn.Linear(2, 2), dim=2),
+     IndexError, 'spectral_norm: Dimension out of range (expected to be in range of [-2, 1] '
+                 'but got 2)'),
+    (lambda t: t.nn.utils.parametrizations.spectral_norm(t.nn.Linear(2, 2),
+                                                         n_power_iterations=0),
+     ValueError, 'spectral_norm: Expected n_power_iterations to be positive, but got '
+                 'n_power_iterations=0'),
+    (lambda t: t.nn.utils.remove_weight_norm(t.nn.Linear(2, 2)),
+     ValueError, "weight_norm of 'weight' not found in"),
+    (lambda t: t.nn.utils.remove_spectral_norm(t.nn.Linear(2, 2)),
+     ValueError, "spectral_norm of 'weight' not found in"),
+    (lambda t: t.nn.utils.spectral_norm(t.nn.Linear(2, 2), n_power_iterations=-1),
+     ValueError, 'spectral_norm: Expected n_power_iterations to be positive, but got '
+                 'n_power_iterations=-1'),
+    (lambda t: t.nn.utils.fuse_linear_bn_eval(t.nn.Linear(2, 2), t.nn.BatchNorm1d(2)),
+     AssertionError, 'fuse_linear_bn_eval: Fusion only for eval!'),
+    (lambda t: t.nn.utils.fuse_conv_bn_eval(t.nn.Conv2d(2, 2, 1), t.nn.BatchNorm2d(2)),
+     AssertionError, 'fuse_conv_bn_eval: Fusion only for eval!'),
+    (lambda t: t.nn.utils.skip_init(int),
+     RuntimeError, "skip_init: Expected a Module; got <class 'int'>"),
+    (lambda t: t.lib.func.functional_call(
+        t.nn.Linear(2, 2), ({"bias": t.lib.ones(2)}, {"bias": t.lib.ones(2)}), (t.lib.ones(2),)),
+     ValueError, 'functional_call: bias appeared in multiple dictionaries'),
+    (lambda t: t.lib.optim.swa_utils.AveragedModel(
+        t.nn.Linear(2, 2), avg_fn=t.lib.optim.swa_utils.get_swa_avg_fn(),
+        multi_avg_fn=t.lib.optim.swa_utils.get_swa_multi_avg_fn()),
+     AssertionError, 'AveragedModel: Only one of avg_fn and multi_avg_fn should be provided'),
+    (lambda t: t.lib.optim.swa_utils.get_ema_multi_avg_fn(-0.1),
+     ValueError, 'Invalid decay value -0.1 provided. Please provide a value in [0,1] range.'),
+    (lambda t: t.lib.optim.swa_utils.SWALR(
+        t.lib.optim.SGD(t.nn.Linear(2, 2).parameters(), lr=0.1), 0.01, anneal_strategy="exp"),
+     ValueError, "SWALR: anneal_strategy must be one of 'cos' or 'linear', instead got exp"),
+    (lambda t: t.lib.optim.swa_utils.SWALR(
+        t.lib.optim.SGD(t.nn.Linear(2, 2).parameters(), lr=0.1), 0.01, anneal_epochs=1.5),
+     ValueError, 'SWALR: anneal_epochs must be equal or greater than 0, got 1.5'),
+    (lambda t: __import__(t.lib.__name__ + ".utils.checkpoint").utils.checkpoint.checkpoint(
+        t.nn.Linear(3, 3), t.x, use_reentrant=True, scale=2),
+     ValueError, 'Unexpected keyword arguments: scale'),
+]
+
 def _error(call, lib):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -67,9 +67,10 @@ def _node_of(t):
     return node if node is not None else grad_accumulator(t)
 
 
-def _run(roots, retain_graph, create_graph, captures=None):
+def _run(roots, retain_graph, create_graph, captures=None, stop_seq=-1):
     """Execute the graph. With ``captures`` ({(id(node), nr): [grad]}), fill those slots
-    and leave ``.grad`` alone, as ``autograd.grad`` does.
+    and leave ``.grad`` alone, as ``autograd.grad`` does. Nodes made before ``stop_seq``
+    only have their grads captured, not run (checkpoint's recomputed region ends there).
 
     ``pending`` maps each node due to run to its gradient slots, one per output;
     ``ready`` is a heap of (-sequence number, node), so the newest node runs first.
@@ -81,6 +82,9 @@ def _run(roots, retain_graph, create_graph, captures=None):
         while ready:
             node = heappop(ready)[1]
             grads = pending.pop(node)
+            if node.seq < stop_seq:
+                _capture(node, grads, captures)
+                continue
             if grads[0] is None and _all_none(grads):
                 # nothing flows through: still visit (and release) what lies below
                 grads_in = (None,) * len(node.next_edges)
@@ -129,10 +133,14 @@ def _pre_hooks(node, grads, captures, create_graph):
             if t is not None and grads[nr] is not None:
                 t.grad = grads[nr] if create_graph else grads[nr].detach()
     if captures is not None:
-        for nr, g in enumerate(grads):
-            slot = captures.get((id(node), nr))
-            if slot is not None:
-                slot[0] = g
+        _capture(node, grads, captures)
+
+
+def _capture(node, grads, captures):
+    for nr, g in enumerate(grads):
+        slot = captures.get((id(node), nr))
+        if slot is not None:
+            slot[0] = g
 
 
 def _apply(node, grads):

@@ -1,10 +1,11 @@
 """minflow.nn: Module, Parameter, layers, losses, init and utils (PyTorch's names)."""
 from . import functional
-from .parameter import Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import init
 from . import utils
 from .graph import Graph
 
-__all__ = ["functional", "init", "utils", "Parameter", "Graph"] + _modules_all
+__all__ = ["functional", "init", "utils", "Parameter", "Buffer", "UninitializedParameter",
+           "UninitializedBuffer", "Graph"] + _modules_all

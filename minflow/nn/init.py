@@ -11,8 +11,10 @@ from ..core.grad_mode import no_grad
 from ..core.namespace import F
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
-           "zeros_", "eye_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-           "kaiming_normal_"]
+           "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+           "kaiming_normal_", "orthogonal_", "sparse_", "uniform", "normal", "constant", "eye",
+           "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+           "orthogonal", "sparse"]
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "sigmoid")
@@ -139,6 +141,32 @@ def eye_(tensor):
     return _fill_from(tensor, F.eye(rows, cols, dtype=tensor.dtype, device=tensor.device))
 
 
+def dirac_(tensor, groups=1):
+    """Fill a 3-, 4- or 5-D conv weight with the Dirac delta: in each of ``groups`` groups,
+    output channel d passes input channel d through unchanged (the kernel's centre is 1).
+
+    >>> w = minflow.nn.init.dirac_(minflow.empty(2, 2, 3))
+    >>> w[:, :, 1].tolist(), float(w.sum())
+    ([[1.0, 0.0], [0.0, 1.0]], 2.0)
+    """
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError(f"dirac_: only tensors with 3, 4, or 5 dimensions are supported, got "
+                         f"shape {tuple(tensor.shape)}")
+    if tensor.shape[0] % groups != 0:
+        raise ValueError(f"dirac_: dim 0 must be divisible by groups, got dim 0 = "
+                         f"{tensor.shape[0]} and groups = {groups}")
+    if tensor.device.type == "meta":
+        return tensor
+    per_group = tensor.shape[0] // groups
+    centre = tuple(size // 2 for size in tensor.shape[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, tensor.shape[1])):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor
+
+
 def _calculate_fan_in_and_fan_out(tensor):
     """(fan_in, fan_out): shape[1] and shape[0] times the receptive field (dims 2 on)."""
     if tensor.ndim < 2:
@@ -210,3 +238,91 @@ def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", gen
     if std is None:
         return tensor
     return normal_(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fill ``tensor`` (2-D or more, trailing dims flattened) with a (semi) orthogonal
+    matrix times ``gain``: the Q of the QR decomposition of a normal matrix, its columns'
+    signs fixed by diag(R) so that Q is uniformly distributed (Saxe et al. 2013).
+
+    >>> w = minflow.nn.init.orthogonal_(minflow.empty(3, 5))
+    >>> bool(((w @ w.T) - minflow.eye(3)).abs().max() < 1e-5)
+    True
+    """
+    from .. import linalg
+    if tensor.ndim < 2:
+        raise ValueError(f"orthogonal_: only tensors with 2 or more dimensions are supported, "
+                         f"got shape {tuple(tensor.shape)}")
+    if tensor.numel() == 0 or tensor.device.type == "meta":
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = F.randn(size=(rows, cols), generator=generator, dtype=tensor.dtype,
+                   device=tensor.device)
+    if rows < cols:
+        flat = flat.T
+    with no_grad():
+        q, r = linalg.qr(flat)
+        q = q * F.sign(F.diagonal(r))
+        if rows < cols:
+            q = q.T
+        tensor.copy_(q.reshape(tuple(tensor.shape)) * gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fill a 2-D ``tensor`` from N(0, std^2), then zero ceil(sparsity * rows) randomly
+    chosen entries of every column (Martens 2010).
+
+    >>> w = minflow.nn.init.sparse_(minflow.empty(10, 4), sparsity=0.3)
+    >>> (w == 0).sum(0).tolist()
+    [3, 3, 3, 3]
+    """
+    if tensor.ndim != 2:
+        raise ValueError(f"sparse_: only tensors with 2 dimensions are supported, got shape "
+                         f"{tuple(tensor.shape)}")
+    if tensor.device.type == "meta":
+        return tensor
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    normal_(tensor, 0.0, std, generator)
+    with no_grad():
+        for col in range(cols):
+            zero_rows = F.randperm(rows, generator=generator, device=tensor.device)[:num_zeros]
+            tensor[zero_rows, col] = 0
+    return tensor
+
+
+def _deprecated(init, example_args):
+    """The old name of ``init`` (no trailing underscore), warning as torch does."""
+    new_name = init.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        return init(*args, **kwargs)
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    deprecated_init.__doc__ = f"""{old_name}(...): the deprecated name of ``{new_name}``.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = minflow.nn.init.{old_name}({example_args})
+    >>> caught[0].category.__name__
+    'FutureWarning'
+    """
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_, "minflow.empty(2, 3)")
+normal = _deprecated(normal_, "minflow.empty(2, 3)")
+constant = _deprecated(constant_, "minflow.empty(2, 3), 0.5")
+eye = _deprecated(eye_, "minflow.empty(2, 3)")
+dirac = _deprecated(dirac_, "minflow.empty(2, 3, 3)")
+xavier_uniform = _deprecated(xavier_uniform_, "minflow.empty(2, 3)")
+xavier_normal = _deprecated(xavier_normal_, "minflow.empty(2, 3)")
+kaiming_uniform = _deprecated(kaiming_uniform_, "minflow.empty(2, 3)")
+kaiming_normal = _deprecated(kaiming_normal_, "minflow.empty(2, 3)")
+orthogonal = _deprecated(orthogonal_, "minflow.empty(2, 3)")
+sparse = _deprecated(sparse_, "minflow.empty(2, 3), 0.5")

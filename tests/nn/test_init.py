@@ -85,3 +85,57 @@ def test_eye_and_zero_element_tensors():
         init.eye_(minflow.empty(2, 2, 2))
     with pytest.warns(UserWarning, match="zero-element"):
         init.kaiming_uniform_(minflow.empty(0, 3))
+
+
+@pytest.mark.parametrize("shape,groups", [((4, 2, 3), 1), ((6, 4, 3, 3), 2), ((2, 3, 3, 1, 5), 1)])
+def test_dirac_matches_torch(shape, groups):
+    torch = pytest.importorskip("torch")
+    w = init.dirac_(minflow.empty(*shape), groups)
+    expected = torch.nn.init.dirac_(torch.empty(*shape), groups)
+    np.testing.assert_array_equal(w.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (5, 2, 3)])
+def test_orthogonal_is_orthogonal_with_gain_and_dtype(shape):
+    w = init.orthogonal_(minflow.empty(*shape, dtype=minflow.float64), gain=2.0)
+    flat = w.numpy().reshape(shape[0], -1)
+    small = min(flat.shape)
+    gram = flat @ flat.T if flat.shape[0] == small else flat.T @ flat
+    np.testing.assert_allclose(gram, 4.0 * np.eye(small), atol=1e-10)
+    assert w.dtype == minflow.float64
+
+
+def test_orthogonal_is_uniform_in_sign():
+    # the diag(R) sign fix makes Q Haar-distributed: each entry's mean is 0
+    mean = np.mean([init.orthogonal_(minflow.empty(3, 3)).numpy() for _ in range(400)], 0)
+    assert np.abs(mean).max() < 0.1
+
+
+def test_sparse_zero_count_and_std():
+    minflow.manual_seed(0)
+    w = init.sparse_(minflow.empty(200, 50), sparsity=0.1, std=0.5).numpy()
+    assert ((w == 0).sum(0) == 20).all()
+    assert abs(w[w != 0].std() - 0.5) < 0.02
+
+
+@pytest.mark.parametrize("fn,args,message", [
+    (init.dirac_, ((2, 3),), "only tensors with 3, 4, or 5 dimensions"),
+    (init.orthogonal_, ((3,),), "only tensors with 2 or more dimensions"),
+    (init.sparse_, ((3, 2, 2), 0.1), "only tensors with 2 dimensions"),
+])
+def test_new_init_errors(fn, args, message):
+    shape, *rest = args
+    with pytest.raises(ValueError, match=message):
+        fn(minflow.empty(*shape), *rest)
+    with pytest.raises(ValueError, match="dim 0 must be divisible by groups"):
+        init.dirac_(minflow.empty(3, 2, 3), groups=2)
+
+
+@pytest.mark.parametrize("old", ["uniform", "normal", "eye", "xavier_uniform", "xavier_normal",
+                                 "kaiming_uniform", "kaiming_normal", "orthogonal"])
+def test_deprecated_aliases_warn_as_torch(old):
+    torch = pytest.importorskip("torch")
+    with pytest.warns(FutureWarning, match=f"`nn.init.{old}` is now deprecated in favor of "
+                                           f"`nn.init.{old}_`"):
+        w = getattr(init, old)(minflow.empty(3, 4))
+    assert tuple(w.shape) == (3, 4) and hasattr(torch.nn.init, old)

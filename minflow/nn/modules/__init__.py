@@ -34,6 +34,8 @@ from .loss import (L1Loss, MSELoss, NLLLoss, NLLLoss2d, CrossEntropyLoss, BCELos
 from .distance import CosineSimilarity, PairwiseDistance
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
+from .lazy import (LazyModuleMixin, LazyLinear, LazyConv1d, LazyConv2d, LazyBatchNorm1d,
+                   LazyBatchNorm2d)
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d",
@@ -59,4 +61,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "MultiMarginLoss", "MultiLabelMarginLoss", "Bilinear", "LocalResponseNorm",
            "LPPool1d", "LPPool2d", "Dropout1d", "AlphaDropout", "FeatureAlphaDropout",
            "TripletMarginWithDistanceLoss", "EmbeddingBag", "NLLLoss2d",
-           "AdaptiveLogSoftmaxWithLoss"]
+           "AdaptiveLogSoftmaxWithLoss", "LazyModuleMixin", "LazyLinear", "LazyConv1d",
+           "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d"]

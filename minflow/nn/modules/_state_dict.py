@@ -99,6 +99,8 @@ def load_state_dict(module, state, strict, assign):
 
     def load(mod, local, prefix):
         local_metadata = dict(metadata.get(prefix[:-1], {}), assign=assign)
+        for hook in tuple(mod.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+            hook(local, prefix, local_metadata, True, missing, unexpected, errors)
         mod._load_from_state_dict(local, prefix, local_metadata, True, missing, unexpected,
                                   errors)
         for name, child in mod._modules.items():

@@ -10,7 +10,7 @@ from collections import OrderedDict
 from ...core import dtype as dtypes
 from ...core.grad_mode import no_grad
 from ...core.tensor import Tensor
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from . import _state_dict
 from ._hooks import RemovableHandle
 
@@ -151,6 +151,11 @@ class Module:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
                                 f"'{name}' (minflow.nn.Module or None expected)")
             self._modules[name] = None
+        elif isinstance(value, Buffer):
+            if "_buffers" not in d:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._forget(name, "_buffers")
+            self.register_buffer(name, value, value.persistent)
         elif "_buffers" in d and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
@@ -263,6 +268,13 @@ class Module:
         returns ``(missing_keys, unexpected_keys)`` (see _state_dict.py)."""
         return _state_dict.load_state_dict(self, state_dict, strict, assign)
 
+    def _register_load_state_dict_pre_hook(self, hook):
+        """Call ``hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module loads its entries: it may rewrite
+        the keys in place (e.g. to read an older checkpoint format)."""
+        hooks = self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict())
+        return RemovableHandle.add(hooks, hook)
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         _state_dict.save_own(self, destination, prefix, keep_vars)
 
@@ -311,10 +323,10 @@ class Module:
         return self
 
     # -- devices and dtypes -------------------------------------------------------------
-    def _apply(self, fn):
+    def _apply(self, fn, recurse=True):
         """Replace every parameter's and buffer's data by ``fn(tensor)``, keeping the
         Parameter objects (so an optimizer that holds them sees the move)."""
-        for module in self.modules():
+        for module in self.modules() if recurse else (self,):
             with no_grad():
                 for param in module._parameters.values():
                     if param is None:
@@ -354,6 +366,18 @@ class Module:
             target = dtype if dtype is not None and t.dtype.is_floating_point else None
             return t.to(device=device, dtype=target)
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Give every parameter and buffer new, uninitialised storage on ``device`` (e.g.
+        after building on "meta"); the values are whatever memory held.
+
+        >>> m = minflow.nn.Linear(2, 3, device="meta").to_empty(device="cpu")
+        >>> m.weight.device, m.weight.shape
+        (device(type='cpu'), minflow.Size([3, 2]))
+        """
+        from ...core.namespace import F
+        return self._apply(lambda t: F.empty(tuple(t.shape), dtype=t.dtype, device=device),
+                           recurse)
 
     def cuda(self, device=None):
         return self.to("cuda" if device is None else
