@@ -6,9 +6,15 @@ Ops are declared once (minflow.ops), run by kernels chosen per device and dtype
 from .core.dtype import (bool, int32, int64, float16, float32, float64, DType,  # noqa: A004
                          get_default_dtype, set_default_dtype, promote_types, result_type,
                          DTypeError)
-from .core.device import Device, device, cuda_is_available
+from .core.device import (Device, device, cuda_is_available, get_default_device,
+                          set_default_device)
+from .core.dtype_info import finfo, iinfo
+from .core.flags import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+                         is_deterministic_algorithms_warn_only_enabled,
+                         set_float32_matmul_precision, get_float32_matmul_precision)
 from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .core.random import Generator, manual_seed, initial_seed, seed, default_generator
+from .core.random import (Generator, manual_seed, initial_seed, seed, default_generator,
+                          get_rng_state, set_rng_state)
 from .core.tensor import Size, Tensor
 from .core.legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
                           BoolTensor)
@@ -17,6 +23,7 @@ from . import kernels as _kernels
 from . import autograd
 from . import linalg
 from . import backends, cuda
+from . import special
 from . import nn
 from . import optim
 from . import utils

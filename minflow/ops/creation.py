@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.node import GradFunction, _edge, custom_node
 from ..core import dtype as dtypes
-from ..core.device import Device, MetaArray, array_module, check_available, cuda_context
+from ..core.device import Device, MetaArray, default_device, array_module, check_available, cuda_context
 from ..core.dispatch import apply
 from ..core.functional import public, tensor_method
 from ..core.grad_mode import state as grad_state
@@ -39,7 +39,7 @@ def _shape_attr(size, where, size_kw=None):
 
 
 def _device(device):
-    return Device("cpu" if device is None else device)
+    return default_device(device)
 
 
 def _shape_dtype(shape, dtype, **_):
