@@ -3,6 +3,8 @@
 Ops are declared once (minflow.ops), run by kernels chosen per device and dtype
 (minflow.kernels), and differentiated by per-op grad functions (minflow.autograd).
 """
+import math as _math
+
 from .core.dtype import (bool, int32, int64, float16, float32, float64, DType,  # noqa: A004
                          get_default_dtype, set_default_dtype, promote_types, result_type,
                          DTypeError)
@@ -40,6 +42,8 @@ double = float64
 half = float16
 long = int64
 int = int32  # noqa: A001
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan    # as torch.pi ...
+newaxis = None
 
 
 def _export_functions():

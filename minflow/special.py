@@ -2,8 +2,9 @@
 
 Most are the functions of other op families under torch.special's names (``expit`` is
 ``sigmoid``, ``gammaln`` ``lgamma``, ``psi`` ``digamma``, ``multigammaln`` ``mvlgamma``);
-i0e, i1e, bessel_j0, bessel_j1, erfcx, ndtri, log_ndtr and entr are ops of their own
-(ops/special_functions.py); ndtr and xlog1py are composites.
+``gammainc`` / ``gammaincc`` are ``igamma`` / ``igammac``; i0e, i1e, bessel_j0, bessel_j1,
+erfcx, ndtri, log_ndtr and entr are ops of their own (ops/special_functions.py); ndtr and
+xlog1py are composites.
 
 >>> round(minflow.special.ndtr(minflow.tensor([1.0])).item(), 4)
 0.8413
@@ -20,7 +21,7 @@ from .ops.registry import get_op
 from .ops.special_functions import call
 
 __all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
-           "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr",
+           "exp2", "expit", "gammainc", "gammaincc", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr",
            "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
            "psi", "round", "sinc", "softmax", "xlog1py", "xlogy"]
 
@@ -31,6 +32,7 @@ multigammaln = F.mvlgamma
 polygamma, logit, sinc, i0, xlogy = F.polygamma, F.logit, F.sinc, F.i0, F.xlogy
 softmax, log_softmax, logsumexp, round = F.softmax, F.log_softmax, F.logsumexp, F.round  # noqa: A001
 expit = F.sigmoid
+gammainc, gammaincc = F.igamma, F.igammac
 
 
 def i0e(input, *, out=None):

@@ -855,6 +855,10 @@ SAME_AS_TORCH += [
      TypeError, 'use_deterministic_algorithms: expected mode to be a bool, got str'),
     (lambda t: t.lib.set_float32_matmul_precision(3),
      RuntimeError, 'set_float32_matmul_precision: expects a str, but got int'),
+    (lambda t: t.lib.igamma(t.i, t.i),
+     NotImplementedError, 'igamma: expected input with dtype in [float16, float32, float64]'),
+    (lambda t: t.lib.special.gammaincc(t.x, t.lib.ones(4)),
+     RuntimeError, 'igammac: shapes [[2, 3], [4]] cannot be broadcast'),
 ]
 
 # minflow's class differs from torch's on purpose: a few calls that torch fails on by accident

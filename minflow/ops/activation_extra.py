@@ -5,10 +5,12 @@ own); inplace=True and the ``<name>_`` variants write the result into the input.
 import warnings
 
 from ..core import dtype as dtypes
+from ..core.dispatch import apply
 from ..core.functional import public
 from ..core.inplace import inplace as _inplace
 from ..core.namespace import F
 from .activation import leaky_relu, softmax
+from .sampling import EXPONENTIAL
 
 __all__ = ["selu", "selu_", "celu", "celu_", "softmin", "softshrink", "hardshrink",
            "tanhshrink", "threshold", "threshold_", "rrelu", "rrelu_", "gumbel_softmax"]
@@ -114,7 +116,10 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     if not logits.dtype.is_floating_point:
         raise dtypes.DTypeError(f"gumbel_softmax: expected logits with dtype in [float16, "
                                 f"float32, float64], got {logits.dtype.name}")
-    noise = F.neg(F.log(F.empty_like(logits).exponential_()))
+    draws = apply(EXPONENTIAL, (), {"lambd": 1.0, "shape": tuple(logits.shape),
+                                    "dtype": logits.dtype, "device": logits.device,
+                                    "generator": None})
+    noise = F.neg(F.log(draws))
     soft = softmax(F.div(F.add(logits, noise), tau), dim)
     if not hard:
         return soft

@@ -156,6 +156,20 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 
 
 @public
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    A 0-D tensor holding the number ``s``, of the default float dtype unless ``dtype``.
+
+    >>> minflow.scalar_tensor(3), minflow.scalar_tensor(3, dtype=minflow.int64)
+    (tensor(3.), tensor(3))
+    """
+    if isinstance(s, Tensor):
+        s = s.item()
+    return full((), s, dtype=_float_dtype(dtype), device=device, requires_grad=requires_grad)
+
+
+@public
 def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor (uninitialised)
 

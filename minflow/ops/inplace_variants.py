@@ -21,6 +21,8 @@ for _name in ("cumsum", "cumprod", "logical_and", "logical_or", "logical_xor", "
               "bitwise_not", "clamp_min", "clamp_max", "addmm"):
     make_inplace(getattr(F, _name), _name + "_")
 public(F.clamp_, name="clip_", method=True)
+public(F.trunc_, name="fix_", method=True)
+public(F.atan2_, name="arctan2_", method=True)
 
 
 def _restride(name, view_fn):

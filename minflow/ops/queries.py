@@ -1,7 +1,9 @@
 """Questions about a tensor that torch asks as functions and methods: dtype kind
 (``is_signed``, ``is_complex``), truth of a one-element tensor (``is_nonzero``), shape
-(``is_same_size``, ``ndimension``) and place (``get_device``, ``is_cpu``,
-``is_inference``). None of them runs an op."""
+(``is_same_size``, ``ndimension``), place and layout (``get_device``, ``is_cpu``,
+``is_inference``, ``is_sparse``), and complex conjugation, the identity on minflow's real
+tensors (``conj``, ``resolve_conj``, ``adjoint``, ``mH``...). None of them runs an op of
+its own."""
 from ..core import dtype as dtypes
 from ..core.functional import public, tensor_method
 from ..core.tensor import Tensor
@@ -106,3 +108,133 @@ def is_cpu(self):
     True
     """
     return self.device.type == "cpu"
+
+
+@tensor_method("is_sparse")
+@property
+def is_sparse(self):
+    """Whether the tensor has a sparse layout: minflow tensors are dense, so False.
+
+    >>> minflow.zeros(1).is_sparse
+    False
+    """
+    return False
+
+
+@tensor_method("is_quantized")
+@property
+def is_quantized(self):
+    """Whether the tensor is quantized: minflow has no quantized dtypes, so False.
+
+    >>> minflow.zeros(1).is_quantized
+    False
+    """
+    return False
+
+
+@public
+def is_inference(input):
+    """is_inference(input) -> bool: whether input was made inside ``inference_mode()``.
+
+    >>> minflow.is_inference(minflow.zeros(1))
+    False
+    """
+    return _tensor_arg(input, "is_inference")._is_inference()
+
+
+# ---- complex conjugation, for real tensors -------------------------------------------------
+# minflow has no complex dtypes: conjugation is the identity and never lazy, so the
+# conj / neg bits torch keeps are always unset. Scripts written for both call these.
+
+@public(method=True)
+def is_conj(input):
+    """is_conj(input) -> bool: whether input's conjugate bit is set; never, for real tensors.
+
+    >>> minflow.ones(1).is_conj()
+    False
+    """
+    _tensor_arg(input, "is_conj")
+    return False
+
+
+@public(method=True)
+def is_neg(input):
+    """is_neg(input) -> bool: whether input's negative bit is set; never, in minflow.
+
+    >>> minflow.ones(1).is_neg()
+    False
+    """
+    _tensor_arg(input, "is_neg")
+    return False
+
+
+@public(method=True)
+def conj(input):
+    """conj(input) -> Tensor: the complex conjugate; a real tensor is returned as it is.
+
+    >>> x = minflow.ones(2); minflow.conj(x) is x
+    True
+    """
+    return _tensor_arg(input, "conj")
+
+
+@public(method=True)
+def resolve_conj(input):
+    """resolve_conj(input) -> Tensor: input with its conjugate bit applied; input itself
+    for real tensors.
+
+    >>> x = minflow.ones(2); x.resolve_conj() is x
+    True
+    """
+    return _tensor_arg(input, "resolve_conj")
+
+
+@public(method=True)
+def resolve_neg(input):
+    """resolve_neg(input) -> Tensor: input with its negative bit applied; input itself in
+    minflow.
+
+    >>> x = minflow.ones(2); x.resolve_neg() is x
+    True
+    """
+    return _tensor_arg(input, "resolve_neg")
+
+
+@public(method=True)
+def adjoint(input):
+    """adjoint(input) -> Tensor: the conjugate transpose of the last two dims (a view; the
+    plain transpose for real tensors).
+
+    >>> minflow.zeros(4, 2, 3).adjoint().shape
+    minflow.Size([4, 3, 2])
+    """
+    if _tensor_arg(input, "adjoint").ndim < 2:
+        raise RuntimeError(f"adjoint: tensor.adjoint() is only supported on matrices or "
+                           f"batches of matrices. Got {input.ndim}-D tensor.")
+    return input.transpose(-2, -1)
+
+
+@tensor_method("mH")
+@property
+def mH(self):  # noqa: N802  (torch's name)
+    """The conjugate transpose of the last two dims, ``adjoint()``.
+
+    >>> minflow.zeros(2, 3).mH.shape
+    minflow.Size([3, 2])
+    """
+    return adjoint(self)
+
+
+@tensor_method("H")
+@property
+def H(self):  # noqa: N802  (torch's name)
+    """The conjugate transpose of a matrix (2-D only; ``mH`` for batches).
+
+    >>> minflow.tensor([[1, 2]]).H.tolist()
+    [[1], [2]]
+    """
+    if self.ndim not in (0, 2):
+        raise RuntimeError(f"H: tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.ndim}-D tensor. For batches of matrices, consider using "
+                           f"tensor.mH")
+    return self.transpose(0, 1) if self.ndim == 2 else self

@@ -194,7 +194,50 @@ def test_default_device_applies_to_factories():
         assert minflow.zeros_like(x).device.type == "cpu"
         assert minflow.from_numpy(np.ones(2)).device.type == "cpu"
         assert minflow.zeros(2, device="cpu").device.type == "cpu"
+        assert minflow.nn.Linear(2, 3).weight.device.type == "meta"
+        # index lists are host data: they still index a cpu tensor
+        assert x[[1, 0]].device.type == "cpu" and x[[True, False]].shape == (1,)
     finally:
         minflow.set_default_device(None)
     assert minflow.get_default_device() == minflow.device("cpu")
     assert minflow.zeros(1).device.type == "cpu"
+
+
+# ---- real-tensor conjugation, layout flags, small aliases ---------------------------------
+
+def test_conjugation_is_identity_on_real_tensors_as_torch():
+    torch = pytest.importorskip("torch")
+    values = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    for lib in (minflow, torch):
+        x = lib.tensor(values)
+        assert lib.conj(x) is x and x.resolve_conj() is x and x.resolve_neg() is x
+        assert not x.is_conj() and not x.is_neg() and not x.is_sparse and not x.is_quantized
+    ours, theirs = minflow.tensor(values), torch.tensor(values)
+    for get in (lambda t: t.H, lambda t: t.mH, lambda t: t.adjoint(),
+                lambda t: t.reshape(1, 2, 3).mH):
+        assert get(ours).tolist() == get(theirs).tolist()
+    with pytest.raises(RuntimeError, match="H: tensor.H is only supported on matrices"):
+        minflow.ones(2, 2, 2).H
+    with pytest.raises(RuntimeError, match="adjoint: tensor.adjoint.. is only supported on "
+                                           "matrices"):
+        minflow.ones(3).adjoint()
+    assert ours.adjoint()._base is not None           # a view, as torch
+
+
+def test_small_aliases_as_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (minflow, torch):
+        assert (lib.pi, lib.e, lib.newaxis) == (np.pi, np.e, None)
+        assert lib.inf == np.inf and np.isnan(lib.nan)
+    assert str(minflow.scalar_tensor(3)) == str(torch.scalar_tensor(3))
+    assert minflow.scalar_tensor(2, dtype=minflow.int64).dtype is minflow.int64
+    rows = [[1, 2], [3, 4]]
+    assert minflow.row_stack([minflow.tensor(r) for r in rows]).tolist() == \
+        torch.row_stack([torch.tensor(r) for r in rows]).tolist()
+    x, y = minflow.tensor([1.5, -1.5, 2.7]), torch.tensor([1.5, -1.5, 2.7])
+    assert x.fix_().tolist() == y.fix_().tolist()
+    a, b = minflow.tensor([1.0, -2.0]), torch.tensor([1.0, -2.0])
+    np.testing.assert_allclose(a.arctan2_(minflow.tensor([-1.0, 3.0])).numpy(),
+                               b.arctan2_(torch.tensor([-1.0, 3.0])).numpy(), rtol=1e-6)
+    with minflow.inference_mode():
+        assert minflow.is_inference(minflow.zeros(1))

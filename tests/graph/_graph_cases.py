@@ -585,3 +585,9 @@ CASES.update({
                                [Leaf(3, 4), Leaf(3, 4, **POS)]),
 })
 CASES["composite/pdist"] = (lambda x: minflow.nn.functional.pdist(x, 3), [Leaf(4, 3)])
+CASES.update({    # igamma / igammac: differentiable in other only
+    "igamma": (lambda x: minflow.igamma(minflow.tensor([[0.5, 1.5, 2.0, 3.0]], dtype=F64), x),
+               [Leaf(3, 4, **POS)]),
+    "igammac": (lambda x: minflow.special.gammaincc(minflow.tensor([2.5], dtype=F64), x),
+                [Leaf(3, 4, **POS)]),
+})

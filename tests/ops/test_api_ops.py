@@ -336,3 +336,15 @@ def test_gumbel_softmax_hard_samples_follow_softmax():
     counts = minflow.nn.functional.gumbel_softmax(logits, tau=2.0, hard=True, dim=1).sum(0)
     probs = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()   # Gumbel-max: any tau
     np.testing.assert_allclose(counts.numpy() / 20000, probs, atol=0.015)
+
+
+def test_gumbel_softmax_in_graph_mode():
+    class Sampler(minflow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.linear = minflow.nn.Linear(3, 4)
+
+        def build(self, x):
+            return minflow.nn.functional.gumbel_softmax(self.linear(x), hard=True)
+    y = Sampler()(minflow.ones(5, 3))
+    assert y.shape == (5, 4) and y.sum(1).tolist() == [1.0] * 5

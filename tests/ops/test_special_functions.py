@@ -120,3 +120,53 @@ def test_special_out_and_aliases():
     assert minflow.special.expit is minflow.sigmoid and minflow.special.psi is minflow.digamma
     assert minflow.special.multigammaln is minflow.mvlgamma
     assert minflow.special.gammaln is minflow.lgamma
+
+
+@pytest.mark.parametrize("name, ref", [("igamma", special.gammainc), ("igammac", special.gammaincc)])
+def test_incomplete_gamma_table(name, ref, device):
+    rng = np.random.default_rng(2)
+
+    def samples(dtype):
+        return [Sample(rng.uniform(0.5, 4, (3, 1)).astype(dtype),
+                       rng.uniform(0.1, 5, (4,)).astype(dtype)),
+                Sample(rng.uniform(0.5, 4, (2, 3)).astype(dtype),
+                       rng.uniform(0.1, 5, (2, 3)).astype(dtype))]
+    # no gradient for input (torch has none): gradients are checked against torch below
+    check_op(getattr(minflow, name), samples,
+             lambda a, x: ref(a.astype(np.float64), x.astype(np.float64)).astype(a.dtype),
+             dtypes=FLOATS, devices=[device], tol=TOL, grad=False)
+
+
+@pytest.mark.parametrize("name", ["gammainc", "gammaincc"])
+def test_incomplete_gamma_as_torch(name):
+    torch = pytest.importorskip("torch")
+    a = [1.5, 2.0, 0.5, 3.0, 0.0, -1.0, math.nan, 2.0]
+    x = [0.5, 2.0, 1.0, 0.0, 1.0, 1.0, 1.0, math.inf]
+
+    def run(lib):
+        other = lib.tensor([x[:4], x[4:]], dtype=lib.float64, requires_grad=True)
+        out = getattr(lib.special, name)(lib.tensor(a, dtype=lib.float64).reshape(2, 4), other)
+        out.sum().backward()
+        return out.detach().numpy(), other.grad.numpy()
+    for ours, theirs in zip(run(minflow), run(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14, equal_nan=True)
+
+    def broadcast(lib):
+        other = lib.tensor([[0.5], [1.0]], dtype=lib.float64, requires_grad=True)
+        getattr(lib.special, name)(lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64),
+                                   other).sum().backward()
+        return other.grad.numpy()
+    np.testing.assert_allclose(broadcast(minflow), broadcast(torch), rtol=1e-12)
+
+
+def test_incomplete_gamma_has_no_input_gradient_and_refuses_ints():
+    a = minflow.tensor([1.5, 2.0], requires_grad=True)
+    out = minflow.igamma(a, minflow.tensor([1.0, 2.0]))       # forward is fine, as torch
+    with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input' is not "
+                                                  "implemented"):
+        out.sum().backward()
+    with pytest.raises(NotImplementedError, match="igammac: expected input with dtype in"):
+        minflow.igammac(minflow.tensor([1, 2]), minflow.tensor([1.0, 2.0]))
+    x = minflow.tensor([1.0, 2.0])
+    assert x.igamma_(minflow.tensor([1.0, 1.0])) is x
+    np.testing.assert_allclose(x.numpy(), special.gammainc([1.0, 2.0], 1.0), rtol=1e-6)

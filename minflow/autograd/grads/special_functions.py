@@ -5,6 +5,7 @@ import math
 from ...core.dispatch import apply
 from ...core.namespace import F
 from ...ops.special_functions import OPS
+from ..node import GradFunction, register_grad
 from .elementwise import _unary
 
 
@@ -48,3 +49,31 @@ def _log_ndtr(grad_out, x):
 def _entr(grad_out, x):
     """d entr(x) = -(1 + ln x)."""
     return grad_out * -(1 + F.log(x))
+
+
+class _IncompleteGammaGrad(GradFunction):
+    """d P(a, x) / dx = x^(a - 1) e^(-x) / Gamma(a) (negated for Q); no gradient for a, as
+    torch (an error when one is asked for)."""
+
+    sign = 1.0
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.save_for_backward(*inputs)
+
+    def apply(self, ctx, grad_out):
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError(f"the derivative for '{self.op_name}: input' is not "
+                                      f"implemented.")
+        a, x = ctx.saved_tensors
+        density = F.exp((a - 1) * F.log(x) - x - F.lgamma(a))
+        return None, _sum_to(grad_out * density * self.sign, x)
+
+
+def _sum_to(grad, like):
+    return grad.sum_to_size(tuple(like.shape)) if tuple(grad.shape) != tuple(like.shape) \
+        else grad
+
+
+register_grad("igamma")(type("IgammaGrad", (_IncompleteGammaGrad,), {"op_name": "igamma"}))
+register_grad("igammac")(type("IgammacGrad", (_IncompleteGammaGrad,),
+                              {"op_name": "igammac", "sign": -1.0}))

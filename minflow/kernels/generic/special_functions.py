@@ -32,3 +32,21 @@ def entr(xp, x):
     safe = xp.where(positive, x, 1)                 # no log of 0 or negatives computed
     inner = xp.where(x == 0, 0, xp.where(x < 0, -xp.inf, x))     # NaN stays NaN
     return xp.where(positive, -safe * xp.log(safe), inner).astype(x.dtype)
+
+
+def _igamma_kernel(op_name, scipy_name):
+    def kernel(xp, a, x):
+        special = _special(xp)
+        if special is None:
+            raise RuntimeError(f"{op_name}: the cpu kernel needs scipy "
+                               f"(scipy.special.{scipy_name}); install scipy")
+        if a.dtype == xp.float16:
+            return getattr(special, scipy_name)(a.astype(xp.float32),
+                                                x.astype(xp.float32)).astype(a.dtype)
+        return getattr(special, scipy_name)(a, x).astype(a.dtype)
+    kernel.__name__ = f"{op_name}_kernel"
+    return kernel
+
+
+register_kernel("igamma", ("cpu", "cuda"), FLOATS)(_igamma_kernel("igamma", "gammainc"))
+register_kernel("igammac", ("cpu", "cuda"), FLOATS)(_igamma_kernel("igammac", "gammaincc"))
