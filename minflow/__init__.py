@@ -3,12 +3,20 @@
 Ops are declared once (minflow.ops), run by kernels chosen per device and dtype
 (minflow.kernels), and differentiated by per-op grad functions (minflow.autograd).
 """
+import math as _math
+
 from .core.dtype import (bool, int32, int64, float16, float32, float64, DType,  # noqa: A004
                          get_default_dtype, set_default_dtype, promote_types, result_type,
                          DTypeError)
-from .core.device import Device, device, cuda_is_available
+from .core.device import (Device, device, cuda_is_available, get_default_device,
+                          set_default_device)
+from .core.dtype_info import finfo, iinfo
+from .core.flags import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+                         is_deterministic_algorithms_warn_only_enabled,
+                         set_float32_matmul_precision, get_float32_matmul_precision)
 from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .core.random import Generator, manual_seed, initial_seed, seed, default_generator
+from .core.random import (Generator, manual_seed, initial_seed, seed, default_generator,
+                          get_rng_state, set_rng_state)
 from .core.tensor import Size, Tensor
 from .core.legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
                           BoolTensor)
@@ -19,6 +27,7 @@ from . import linalg
 from . import accelerator, amp, backends, cuda, version
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from .cuda import amp as _cuda_amp  # noqa: F401  (minflow.cuda.amp)
+from . import special
 from . import nn
 from . import func
 from . import optim
@@ -37,6 +46,8 @@ double = float64
 half = float16
 long = int64
 int = int32  # noqa: A001
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan    # as torch.pi ...
+newaxis = None
 
 
 def _export_functions():

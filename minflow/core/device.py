@@ -7,7 +7,8 @@ import contextlib
 
 import numpy as np
 
-__all__ = ["Device", "device", "array_module", "cuda_is_available", "MetaArray"]
+__all__ = ["Device", "device", "array_module", "cuda_is_available", "MetaArray",
+           "get_default_device", "set_default_device", "default_device"]
 
 DEVICE_TYPES = ("cpu", "cuda", "meta")
 
@@ -113,6 +114,42 @@ def cuda_is_available():
     except RuntimeError:
         return False
     return True
+
+
+_default_device = []
+
+
+def set_default_device(device):
+    """Make factories (``zeros``, ``tensor``, ``rand``, ``arange``...) called without
+    ``device=`` create their tensors on ``device``; None restores the cpu.
+
+    Tensors from other tensors (``zeros_like``, results of ops) and ``from_numpy`` are
+    not affected, as in torch.
+
+    >>> minflow.set_default_device("meta")
+    >>> minflow.zeros(2).device, minflow.get_default_device()
+    (device(type='meta'), device(type='meta'))
+    >>> minflow.set_default_device(None)
+    """
+    _default_device.clear()
+    if device is not None:
+        _default_device.append(Device(device))
+
+
+def get_default_device():
+    """The device factories use when given no ``device=`` (cpu unless set).
+
+    >>> minflow.get_default_device()
+    device(type='cpu')
+    """
+    return _default_device[0] if _default_device else Device("cpu")
+
+
+def default_device(device):
+    """``device`` as a Device, or the default device when it is None."""
+    if device is None:
+        return _default_device[0] if _default_device else Device("cpu")
+    return Device(device)
 
 
 def check_available(dev):

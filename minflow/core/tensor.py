@@ -9,6 +9,7 @@ import numpy as np
 
 from . import dtype as dtypes
 from .device import MetaArray
+from .grad_mode import state as _grad_state
 from .namespace import F
 from .tensor_autograd import TensorAutograd
 from .tensor_convert import TensorConversion, _refuse_lazy
@@ -80,7 +81,7 @@ class Tensor(TensorAutograd, TensorConversion):
 
     __slots__ = ("_data", "dtype", "device", "_requires_grad", "_grad", "_grad_fn",
                  "_output_nr", "_version", "_base", "_view_version", "_grad_acc",
-                 "__weakref__")
+                 "_inference", "__weakref__")
     # numpy scalars and arrays defer to Tensor's reflected operators (np.float64(2) * t)
     __array_priority__ = 1000
 
@@ -113,7 +114,12 @@ class Tensor(TensorAutograd, TensorConversion):
         # sets it along with _base, and it is read only where _base is set
         t._base = None
         t._grad_acc = None
+        if _grad_state.inference:     # NOTE: set only here; read with a default (is_inference)
+            t._inference = True
         return t
+
+    def _is_inference(self):
+        return getattr(self, "_inference", False)
 
     # -- metadata ----------------------------------------------------------------------
     @property

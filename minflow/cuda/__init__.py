@@ -7,11 +7,12 @@ Every function works without cupy or a GPU (``is_available()`` is then False and
 >>> minflow.zeros(2, device=device).device.type == device
 True
 """
-from ..core.device import cuda_is_available, device as _device, _import_cupy
+from ..core.device import check_available, cuda_is_available, device as _device, _import_cupy
 from ..core.random import generator_for
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
-           "manual_seed", "manual_seed_all", "get_device_name", "empty_cache",
+           "manual_seed", "manual_seed_all", "get_device_name", "get_rng_state",
+           "set_rng_state", "get_rng_state_all", "set_rng_state_all", "empty_cache",
            "memory_allocated", "memory_reserved"]
 
 
@@ -129,3 +130,54 @@ def memory_reserved(device=None):
     True
     """
     return _pool(device).total_bytes() if cuda_is_available() else 0
+
+
+def _cuda_generator(device, where):
+    dev = _device(f"cuda:{device}" if isinstance(device, int) else device)
+    if dev.type != "cuda":
+        raise RuntimeError(f"{where}: expected a cuda device, got {dev}")
+    check_available(dev)
+    return generator_for(None, dev)
+
+
+def get_rng_state(device="cuda"):
+    """The cuda generator's state (an int64 cpu tensor), to restore with ``set_rng_state``.
+
+    >>> state = minflow.cuda.get_rng_state()
+    >>> a = minflow.rand(2, device="cuda")
+    >>> minflow.cuda.set_rng_state(state)
+    >>> minflow.rand(2, device="cuda").tolist() == a.tolist()
+    True
+    """
+    return _cuda_generator(device, "cuda.get_rng_state").get_state()
+
+
+def set_rng_state(new_state, device="cuda"):
+    """Restore the cuda generator to a state from ``get_rng_state``.
+
+    >>> state = minflow.cuda.get_rng_state(); a = minflow.randn(2, device="cuda")
+    >>> minflow.cuda.set_rng_state(state); minflow.randn(2, device="cuda").equal(a)
+    True
+    """
+    _cuda_generator(device, "cuda.set_rng_state").set_state(new_state)
+
+
+def get_rng_state_all():
+    """The cuda generator's state in a list, one per visible GPU (minflow keeps one
+    generator for all of them).
+
+    >>> len(minflow.cuda.get_rng_state_all()) == minflow.cuda.device_count()
+    True
+    """
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states):
+    """Restore each GPU's generator from ``get_rng_state_all``.
+
+    >>> states = minflow.cuda.get_rng_state_all(); a = minflow.rand(2, device="cuda")
+    >>> minflow.cuda.set_rng_state_all(states); minflow.rand(2, device="cuda").equal(a)
+    True
+    """
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)

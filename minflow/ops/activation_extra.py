@@ -1,15 +1,19 @@
-"""More activations with PyTorch's signatures: selu, celu, softmin, the shrinks, threshold
-and rrelu. All are composites of differentiable ops (no kernels or grad code of their
+"""More activations with PyTorch's signatures: selu, celu, softmin, the shrinks, threshold,
+rrelu and gumbel_softmax. All are composites of differentiable ops (no kernels or grad code of their
 own); inplace=True and the ``<name>_`` variants write the result into the input.
 """
+import warnings
+
 from ..core import dtype as dtypes
+from ..core.dispatch import apply
 from ..core.functional import public
 from ..core.inplace import inplace as _inplace
 from ..core.namespace import F
 from .activation import leaky_relu, softmax
+from .sampling import EXPONENTIAL
 
 __all__ = ["selu", "selu_", "celu", "celu_", "softmin", "softshrink", "hardshrink",
-           "tanhshrink", "threshold", "threshold_", "rrelu", "rrelu_"]
+           "tanhshrink", "threshold", "threshold_", "rrelu", "rrelu_", "gumbel_softmax"]
 
 # torch's constants (Klambauer et al., Self-Normalizing Neural Networks)
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -90,6 +94,38 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         input = input.to(dtype=dtypes.as_dtype(dtype))
     return softmax(F.neg(input), dim)
+
+
+@public
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1) -> Tensor
+
+    A sample of the Gumbel-softmax distribution: softmax((logits + g) / tau) along ``dim``,
+    g Gumbel(0, 1) noise from the default generator (``minflow.manual_seed`` makes it
+    repeatable). ``hard=True`` returns the one-hot of the largest entry, with the soft
+    sample's gradient (straight-through). ``eps`` is deprecated and unused, as in torch.
+
+    >>> _ = minflow.manual_seed(0)
+    >>> y = minflow.nn.functional.gumbel_softmax(minflow.zeros(2, 3), hard=True)
+    >>> y.sum(-1).tolist(), sorted(set(y.flatten().tolist()))
+    ([1.0, 1.0], [0.0, 1.0])
+    """
+    if eps != 1e-10:
+        warnings.warn("gumbel_softmax: `eps` parameter is deprecated and has no effect.",
+                      UserWarning, stacklevel=2)
+    if not logits.dtype.is_floating_point:
+        raise dtypes.DTypeError(f"gumbel_softmax: expected logits with dtype in [float16, "
+                                f"float32, float64], got {logits.dtype.name}")
+    draws = apply(EXPONENTIAL, (), {"lambd": 1.0, "shape": tuple(logits.shape),
+                                    "dtype": logits.dtype, "device": logits.device,
+                                    "generator": None})
+    noise = F.neg(F.log(draws))
+    soft = softmax(F.div(F.add(logits, noise), tau), dim)
+    if not hard:
+        return soft
+    index = F.argmax(soft, dim, keepdim=True)
+    one_hot = F.scatter(F.zeros_like(logits), dim, index, 1.0)
+    return F.add(F.sub(one_hot, soft.detach()), soft)     # the value of one_hot, soft's grad
 
 
 def _check_lambd(lambd, name):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.node import GradFunction, _edge, custom_node
 from ..core import dtype as dtypes
-from ..core.device import Device, MetaArray, array_module, check_available, cuda_context
+from ..core.device import Device, MetaArray, default_device, array_module, check_available, cuda_context
 from ..core.dispatch import apply
 from ..core.functional import public, tensor_method
 from ..core.grad_mode import state as grad_state
@@ -39,7 +39,7 @@ def _shape_attr(size, where, size_kw=None):
 
 
 def _device(device):
-    return Device("cpu" if device is None else device)
+    return default_device(device)
 
 
 def _shape_dtype(shape, dtype, **_):
@@ -153,6 +153,20 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     dtype = dtypes.scalar_dtype(fill_value) if dtype is None else dtypes.as_dtype(dtype)
     return _create("full", requires_grad, shape=_shape_attr((size,), "full"),
                    fill_value=fill_value, dtype=dtype, device=_device(device))
+
+
+@public
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    A 0-D tensor holding the number ``s``, of the default float dtype unless ``dtype``.
+
+    >>> minflow.scalar_tensor(3), minflow.scalar_tensor(3, dtype=minflow.int64)
+    (tensor(3.), tensor(3))
+    """
+    if isinstance(s, Tensor):
+        s = s.item()
+    return full((), s, dtype=_float_dtype(dtype), device=device, requires_grad=requires_grad)
 
 
 @public

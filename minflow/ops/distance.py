@@ -1,14 +1,15 @@
 """Normalisation and distances between vectors, with PyTorch's signatures
 (minflow.nn.functional takes ``__all__``).
 
-All three are composites of differentiable reductions (norm, sum) and elementwise ops:
+All four are composites of differentiable reductions (norm, sum) and elementwise ops:
 no op, kernel or grad function of their own.
 """
 from ..core.functional import public
 from ..core.namespace import F
 from .infer import broadcast_shapes
+from .reduce import _vector_norm
 
-__all__ = ["normalize", "cosine_similarity", "pairwise_distance"]
+__all__ = ["normalize", "cosine_similarity", "pairwise_distance", "pdist"]
 
 
 @public
@@ -78,3 +79,24 @@ def _broadcast(name, x1, x2):
     except RuntimeError:
         raise RuntimeError(f"{name}: x1 of shape {list(x1.shape)} and x2 of shape "
                            f"{list(x2.shape)} must be broadcastable") from None
+
+
+@public
+def pdist(input, p=2):
+    """pdist(input, p=2) -> Tensor
+
+    The p-norm distance between every pair of rows of the (N, M) ``input``: the upper
+    triangle of cdist(input, input), row by row, N (N - 1) / 2 values.
+
+    >>> minflow.nn.functional.pdist(minflow.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]])).tolist()
+    [5.0, 1.0, 4.242640495300293]
+    """
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype.name}")
+    if p < 0:
+        raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
+    first, second = F.triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
+    diff = F.sub(F.index_select(input, 0, first), F.index_select(input, 0, second))
+    return _vector_norm(diff, p, (1,), False)

@@ -43,7 +43,7 @@ def _sequence_tensor(seq, where):
     if arr.dtype.kind not in "biu":
         raise IndexError(f"{where}: tensors used as indices must be long, int, byte or bool "
                          f"tensors, got a sequence of {arr.dtype}")
-    return F.tensor(arr if arr.dtype.kind == "b" else arr.astype(np.int64))
+    return F.tensor(arr if arr.dtype.kind == "b" else arr.astype(np.int64), device="cpu")
 
 
 def _convert(item, input, where):

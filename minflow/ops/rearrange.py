@@ -146,6 +146,9 @@ def vstack(tensors):
     return F.cat([F.reshape(t, (1, -1)) if t.ndim < 2 else t for t in tensors], 0)
 
 
+public(vstack, name="row_stack")
+
+
 @public
 def hstack(tensors):
     """hstack(tensors) -> Tensor: cat along dim 1, or along dim 0 for 1-D tensors (0-d

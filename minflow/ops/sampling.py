@@ -5,7 +5,7 @@ Every draw comes from a minflow Generator (``generator=`` or the device's defaul
 the same seed gives the same values. Kernels: kernels/generic/sampling.py.
 """
 from ..core import dtype as dtypes
-from ..core.device import Device
+from ..core.device import default_device
 from ..core.dispatch import apply
 from ..core.functional import public, tensor_method
 from ..core.inplace import inplace as _inplace
@@ -77,7 +77,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     """
     out = apply(RANDPERM, (), {"n": n, "generator": generator,
                                "dtype": dtypes.int64 if dtype is None else dtypes.as_dtype(dtype),
-                               "device": Device("cpu" if device is None else device)})
+                               "device": default_device(device)})
     return out.requires_grad_() if requires_grad else out
 
 

@@ -583,3 +583,32 @@ CASES.update({
         lambda a: (minflow.linalg.matrix_norm(a, "nuc"), minflow.linalg.cond(a),
                    minflow.linalg.matrix_norm(a, -2)), [Leaf(2, 3, 3)]),
 })
+
+# the torch namespace and Tensor surface: Tensor.unfold, renorm, cov / corrcoef
+CASES.update({
+    "unfold": (lambda x: x.unfold(1, 3, 2) * 2, [Leaf(2, 7, 3)]),
+    "unfold_grad": (lambda g: op("unfold_grad", g, input_size=(2, 7), dimension=1, size=3,
+                                 step=2), [Leaf(2, 3, 3)]),
+    "composite/renorm": (lambda x: minflow.renorm(x, 2, 0, 1.0), [Leaf(3, 4)]),
+    "composite/cov_corrcoef": (lambda x, w: (minflow.cov(x, aweights=w), minflow.corrcoef(x)),
+                               [Leaf(3, 5), Leaf(5, **POS)]),
+})
+
+# minflow.special's ops of its own, and its composites
+CASES.update({
+    "special_i0e": (minflow.special.i0e, [Leaf(3, 4)]),
+    "special_i1e": (minflow.special.i1e, [Leaf(3, 4)]),
+    "special_erfcx": (minflow.special.erfcx, [Leaf(3, 4)]),
+    "special_ndtri": (minflow.special.ndtri, [Leaf(3, 4, **PROB)]),
+    "special_log_ndtr": (minflow.special.log_ndtr, [Leaf(3, 4)]),
+    "special_entr": (minflow.special.entr, [Leaf(3, 4, **POS)]),
+    "composite/ndtr_xlog1py": (lambda x, y: (minflow.special.ndtr(x),
+                                             minflow.special.xlog1py(x, y)),
+                               [Leaf(3, 4), Leaf(3, 4, **POS)]),
+})
+CASES["composite/pdist"] = (lambda x: minflow.nn.functional.pdist(x, 3), [Leaf(4, 3)])
+CASES.update({    # igamma / igammac: differentiable in other only; a broadcast input too
+    "composite/special.gammaincc": (
+        lambda x: minflow.special.gammaincc(minflow.tensor([[0.5, 1.5, 2.0, 3.0]], dtype=F64), x),
+        [Leaf(3, 4, **POS)]),
+})

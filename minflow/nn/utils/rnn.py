@@ -170,7 +170,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         lengths = [lengths[i] for i in order]
     batch_sizes = [sum(1 for n in lengths if n > t) for t in range(lengths[0])]
     data = F.cat([input[t, :size] for t, size in enumerate(batch_sizes)], 0)
-    return PackedSequence(data, F.tensor(batch_sizes, dtype=core.dtype.int64),
+    return PackedSequence(data, F.tensor(batch_sizes, dtype=core.dtype.int64, device="cpu"),
                           sorted_indices)
 
 
@@ -211,7 +211,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
         rows.append(part)
     padded = F.stack(rows, 0)
     lengths = [sum(1 for size in sizes if size > b) for b in range(batch)]
-    lengths = F.tensor(lengths, dtype=core.dtype.int64)
+    lengths = F.tensor(lengths, dtype=core.dtype.int64, device="cpu")     # on the host, as torch
     if sequence.unsorted_indices is not None:
         padded = F.index_select(padded, 1, sequence.unsorted_indices)
         lengths = F.index_select(lengths, 0, sequence.unsorted_indices.cpu())

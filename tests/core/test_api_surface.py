@@ -1,0 +1,243 @@
+"""The torch namespace surface scripts touch outside ops: dtype limits (finfo / iinfo),
+tensor predicates, rng state save / restore, deterministic and matmul precision flags and
+the default device. Values are checked against torch where it is installed."""
+import warnings
+
+import numpy as np
+import pytest
+
+import minflow
+
+FINFO = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+
+@pytest.mark.parametrize("name", ["float16", "float32", "float64"])
+def test_finfo_as_torch(name):
+    torch = pytest.importorskip("torch")
+    ours, theirs = minflow.finfo(getattr(minflow, name)), torch.finfo(getattr(torch, name))
+    assert repr(ours) == repr(theirs)
+    for field in FINFO:
+        assert getattr(ours, field) == getattr(theirs, field), field
+
+
+@pytest.mark.parametrize("name", ["int32", "int64"])
+def test_iinfo_as_torch(name):
+    torch = pytest.importorskip("torch")
+    ours, theirs = minflow.iinfo(getattr(minflow, name)), torch.iinfo(getattr(torch, name))
+    assert repr(ours) == repr(theirs)
+    assert (ours.bits, ours.max, ours.min, ours.dtype) == \
+        (theirs.bits, theirs.max, theirs.min, theirs.dtype)
+
+
+def test_finfo_values_and_default():
+    assert minflow.finfo().dtype == "float32"
+    f = minflow.finfo(minflow.float64)
+    assert (f.bits, f.eps, f.resolution) == (64, 2.0 ** -52, 1e-15)
+    assert f.tiny == f.smallest_normal == np.finfo(np.float64).tiny
+    assert minflow.finfo(minflow.float32) == minflow.finfo(minflow.float)
+    assert minflow.iinfo(minflow.int32).min == -2 ** 31
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: minflow.finfo(minflow.int32), "finfo: expected a floating point dtype, got int32"),
+    (lambda: minflow.iinfo(minflow.float32), "iinfo: expected an integer dtype, got float32"),
+    (lambda: minflow.iinfo(minflow.bool), "iinfo: minflow.bool is not supported"),
+    (lambda: minflow.finfo("complex64"), "finfo: expected a minflow dtype, got 'complex64'"),
+])
+def test_info_errors(call, fragment):
+    with pytest.raises(TypeError, match=fragment):
+        call()
+
+
+def test_predicates():
+    x, i, b = minflow.tensor([1.5, -2.0]), minflow.tensor([0]), minflow.tensor([True])
+    assert (x.is_signed(), i.is_signed(), b.is_signed()) == (True, True, False)
+    assert minflow.is_signed(i) and not minflow.is_complex(x) and not x.is_complex()
+    assert not i.is_nonzero() and minflow.tensor(float("nan")).is_nonzero()
+    assert minflow.is_nonzero(minflow.tensor([[3]]))
+    assert x.is_same_size(minflow.zeros(2)) and not x.is_same_size(minflow.zeros(2, 1))
+    assert (x.get_device(), x.ndimension(), x.is_cpu, x.is_inference()) == (-1, 1, True, False)
+    assert minflow.zeros(1, device="meta").get_device() == -1
+    assert not minflow.zeros(1, device="meta").is_cpu
+    with minflow.inference_mode():
+        made = minflow.ones(2) * 2
+    assert made.is_inference() and not (made + 1).is_inference()
+
+
+def test_predicates_as_torch():
+    torch = pytest.importorskip("torch")
+    for values in ([1.0], [0], [True], [False], [[-0.0]], [float("nan")]):
+        assert minflow.tensor(values).is_nonzero() == torch.tensor(values).is_nonzero()
+        assert minflow.tensor(values).is_signed() == torch.tensor(values).is_signed()
+
+
+@pytest.mark.parametrize("values, which", [([], "no values"), ([1, 2], "more than one value")])
+def test_is_nonzero_errors(values, which):
+    with pytest.raises(RuntimeError, match=f"is_nonzero: Boolean value of Tensor with {which}"):
+        minflow.tensor(values).is_nonzero()
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.tensor(values).is_nonzero()
+
+
+def test_predicate_type_errors():
+    with pytest.raises(TypeError, match="is_nonzero: expected input to be a Tensor, got int"):
+        minflow.is_nonzero(3)
+    with pytest.raises(TypeError, match="is_same_size: expected other to be a Tensor, got list"):
+        minflow.is_same_size(minflow.ones(1), [1])
+
+
+# ---- rng state ----------------------------------------------------------------------------
+
+def test_rng_state_replays_draws():
+    minflow.manual_seed(5)
+    minflow.rand(3)
+    state = minflow.get_rng_state()
+    assert state.dtype is minflow.int64 and state.device.type == "cpu"
+    first = (minflow.rand(4), minflow.randn(3), minflow.randint(0, 100, (5,)))
+    minflow.set_rng_state(state)
+    again = (minflow.rand(4), minflow.randn(3), minflow.randint(0, 100, (5,)))
+    for a, b in zip(first, again):
+        assert a.tolist() == b.tolist()
+
+
+def test_rng_state_of_fresh_generator_and_other_generator():
+    g = minflow.Generator().manual_seed(11)
+    state = g.get_state()                       # nothing drawn yet: the seed alone
+    a = minflow.rand(3, generator=g)
+    b = minflow.rand(3, generator=minflow.Generator().set_state(state))
+    assert a.tolist() == b.tolist()
+    mid = g.get_state()
+    c = minflow.normal(0.0, 1.0, (4,), generator=g)
+    h = minflow.Generator().manual_seed(99).set_state(mid)
+    assert minflow.normal(0.0, 1.0, (4,), generator=h).tolist() == c.tolist()
+    assert h.initial_seed() == 11
+
+
+def test_rng_state_survives_save_and_load(tmp_path):
+    state = minflow.get_rng_state()
+    minflow.save({"rng": state}, tmp_path / "ckpt.pt")
+    a = minflow.rand(3)
+    minflow.set_rng_state(minflow.load(tmp_path / "ckpt.pt")["rng"])
+    assert minflow.rand(3).tolist() == a.tolist()
+
+
+@pytest.mark.parametrize("bad, error, fragment", [
+    ([1, 2], TypeError, "set_state: expected the int64 tensor of Generator.get_state, got list"),
+    (minflow.zeros(9), TypeError, "got float32"),
+    (minflow.tensor([1, 1, 0]), RuntimeError, "set_state: expected 6 state words for the cpu"),
+    (minflow.tensor([2, 0, 0]), RuntimeError, "set_state: expected a state saved from a cpu"),
+])
+def test_set_rng_state_errors(bad, error, fragment):
+    with pytest.raises(error, match=fragment):
+        minflow.set_rng_state(bad)
+
+
+def test_cuda_rng_state_needs_a_gpu():
+    if minflow.cuda.is_available():
+        state = minflow.cuda.get_rng_state()
+        a = minflow.rand(5, device="cuda")
+        minflow.cuda.set_rng_state(state)
+        assert minflow.rand(5, device="cuda").tolist() == a.tolist()
+    else:
+        with pytest.raises(RuntimeError, match="cuda"):
+            minflow.cuda.get_rng_state()
+
+
+# ---- flags and the default device -----------------------------------------------------------
+
+def test_deterministic_flags_as_torch():
+    torch = pytest.importorskip("torch")
+    try:
+        for mode, warn_only in ((True, True), (True, False), (False, True), (False, False)):
+            minflow.use_deterministic_algorithms(mode, warn_only=warn_only)
+            torch.use_deterministic_algorithms(mode, warn_only=warn_only)
+            assert minflow.are_deterministic_algorithms_enabled() == \
+                torch.are_deterministic_algorithms_enabled()
+            assert minflow.is_deterministic_algorithms_warn_only_enabled() == \
+                torch.is_deterministic_algorithms_warn_only_enabled()
+    finally:
+        minflow.use_deterministic_algorithms(False)
+        torch.use_deterministic_algorithms(False)
+    with pytest.raises(TypeError, match="use_deterministic_algorithms: expected mode to be a "
+                                        "bool, got str"):
+        minflow.use_deterministic_algorithms("yes")
+
+
+def test_float32_matmul_precision():
+    assert minflow.get_float32_matmul_precision() == "highest"
+    try:
+        minflow.set_float32_matmul_precision("medium")
+        assert minflow.get_float32_matmul_precision() == "medium"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            minflow.set_float32_matmul_precision("fastest")
+        assert "no effect" in str(caught[0].message)
+        assert minflow.get_float32_matmul_precision() == "medium"
+        with pytest.raises(RuntimeError, match="set_float32_matmul_precision: expects a str"):
+            minflow.set_float32_matmul_precision(3)
+    finally:
+        minflow.set_float32_matmul_precision("highest")
+
+
+def test_default_device_applies_to_factories():
+    x = minflow.ones(2)
+    try:
+        minflow.set_default_device("meta")
+        assert minflow.get_default_device() == minflow.device("meta")
+        made = [minflow.zeros(2), minflow.ones(1), minflow.empty(3), minflow.full((2,), 1.0),
+                minflow.arange(3), minflow.linspace(0, 1, 3), minflow.eye(2), minflow.rand(2),
+                minflow.randn(2), minflow.randint(0, 3, (2,)), minflow.randperm(3),
+                minflow.tensor([1.0]), minflow.as_tensor([1.0])]
+        assert all(t.device.type == "meta" for t in made)
+        # from other tensors and numpy: their own device
+        assert minflow.zeros_like(x).device.type == "cpu"
+        assert minflow.from_numpy(np.ones(2)).device.type == "cpu"
+        assert minflow.zeros(2, device="cpu").device.type == "cpu"
+        assert minflow.nn.Linear(2, 3).weight.device.type == "meta"
+        # index lists are host data: they still index a cpu tensor
+        assert x[[1, 0]].device.type == "cpu" and x[[True, False]].shape == (1,)
+    finally:
+        minflow.set_default_device(None)
+    assert minflow.get_default_device() == minflow.device("cpu")
+    assert minflow.zeros(1).device.type == "cpu"
+
+
+# ---- real-tensor conjugation, layout flags, small aliases ---------------------------------
+
+def test_conjugation_is_identity_on_real_tensors_as_torch():
+    torch = pytest.importorskip("torch")
+    values = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    for lib in (minflow, torch):
+        x = lib.tensor(values)
+        assert lib.conj(x) is x and x.resolve_conj() is x and x.resolve_neg() is x
+        assert not x.is_conj() and not x.is_neg() and not x.is_sparse and not x.is_quantized
+    ours, theirs = minflow.tensor(values), torch.tensor(values)
+    for get in (lambda t: t.H, lambda t: t.mH, lambda t: t.adjoint(),
+                lambda t: t.reshape(1, 2, 3).mH):
+        assert get(ours).tolist() == get(theirs).tolist()
+    with pytest.raises(RuntimeError, match="H: tensor.H is only supported on matrices"):
+        minflow.ones(2, 2, 2).H
+    with pytest.raises(RuntimeError, match="adjoint: tensor.adjoint.. is only supported on "
+                                           "matrices"):
+        minflow.ones(3).adjoint()
+    assert ours.adjoint()._base is not None           # a view, as torch
+
+
+def test_small_aliases_as_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (minflow, torch):
+        assert (lib.pi, lib.e, lib.newaxis) == (np.pi, np.e, None)
+        assert lib.inf == np.inf and np.isnan(lib.nan)
+    assert str(minflow.scalar_tensor(3)) == str(torch.scalar_tensor(3))
+    assert minflow.scalar_tensor(2, dtype=minflow.int64).dtype is minflow.int64
+    rows = [[1, 2], [3, 4]]
+    assert minflow.row_stack([minflow.tensor(r) for r in rows]).tolist() == \
+        torch.row_stack([torch.tensor(r) for r in rows]).tolist()
+    x, y = minflow.tensor([1.5, -1.5, 2.7]), torch.tensor([1.5, -1.5, 2.7])
+    assert x.fix_().tolist() == y.fix_().tolist()
+    a, b = minflow.tensor([1.0, -2.0]), torch.tensor([1.0, -2.0])
+    np.testing.assert_allclose(a.arctan2_(minflow.tensor([-1.0, 3.0])).numpy(),
+                               b.arctan2_(torch.tensor([-1.0, 3.0])).numpy(), rtol=1e-6)
+    with minflow.inference_mode():
+        assert minflow.is_inference(minflow.zeros(1))
