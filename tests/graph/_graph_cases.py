@@ -561,3 +561,36 @@ CASES.update({
         lambda a: (minflow.linalg.matrix_norm(a, "nuc"), minflow.linalg.cond(a),
                    minflow.linalg.matrix_norm(a, -2)), [Leaf(2, 3, 3)]),
 })
+
+# 3-D convolution and pooling ops, and the 3-D, unpooling and spatial sampling composites
+CONV3 = dict(stride=(1, 2, 1), padding=(1, 0, 0, 1, 1, 1), dilation=(1, 1, 2), groups=1)
+POOL3 = dict(kernel_size=(2, 2, 2), stride=(2, 1, 2), padding=(1, 0, 0))
+CASES.update({
+    "conv3d": (lambda x, w, b: nnF.conv3d(x, w, b, stride=(1, 2, 1), padding=1),
+               [Leaf(2, 3, 4, 5, 4), Leaf(4, 3, 3, 2, 3), Leaf(4)]),
+    "conv3d/groups": (lambda x, w: nnF.conv3d(x, w, groups=2, dilation=(1, 2, 1)),
+                      [Leaf(1, 4, 3, 5, 4), Leaf(2, 2, 2, 2, 2)]),
+    "conv3d_grad_input": (lambda g, w: op("conv3d_grad_input", g, w, input_size=(4, 5, 4),
+                                          **CONV3), [Leaf(2, 4, 3, 3, 4), Leaf(4, 3, 3, 2, 2)]),
+    "conv3d_grad_weight": (lambda g, x: op("conv3d_grad_weight", g, x, kernel_size=(3, 2, 2),
+                                           **CONV3),
+                           [Leaf(2, 4, 3, 3, 4), Leaf(2, 3, 4, 5, 4)]),
+    "max_pool3d": (lambda x: nnF.max_pool3d(x, 2, stride=1, padding=1), [Leaf(2, 3, 3, 4, 3)]),
+    "max_pool3d_gather": (
+        lambda x: op("max_pool3d_gather", x, op("max_pool3d", x.detach(), dilation=(1, 1, 1),
+                                                 **POOL3)[1], input_size=(3, 4, 4),
+                     dilation=(1, 1, 1), **POOL3), [Leaf(2, 3, 3, 4, 4)]),
+    "max_pool3d_grad": (
+        lambda g, x: op("max_pool3d_grad", g, op("max_pool3d", x, dilation=(1, 1, 1),
+                                                 **POOL3)[1],
+                        input_size=(3, 4, 4), dilation=(1, 1, 1), **POOL3),
+        [Leaf(2, 3, 2, 3, 2), Leaf(2, 3, 3, 4, 4)]),
+    "avg_pool3d": (lambda x: nnF.avg_pool3d(x, 2, padding=1, count_include_pad=False),
+                   [Leaf(2, 3, 3, 4, 3)]),
+    "avg_pool3d_grad": (lambda g: op("avg_pool3d_grad", g, input_size=(3, 4, 4), **POOL3),
+                        [Leaf(2, 3, 2, 3, 2)]),
+    "adaptive_avg_pool3d": (lambda x: nnF.adaptive_avg_pool3d(x, (2, 3, 2)),
+                            [Leaf(2, 3, 3, 5, 4)]),
+    "adaptive_avg_pool3d_grad": (lambda g: op("adaptive_avg_pool3d_grad", g,
+                                              input_size=(3, 5, 4)), [Leaf(2, 3, 2, 3, 2)]),
+})
