@@ -489,8 +489,10 @@ def adaptive_output_size(fn, input, output_size, dims):
     """output_size (an int, or ``dims`` entries of int or None) as ``dims`` ints, None
     keeping the (batched) input's size."""
     size = (output_size,) * dims if not isinstance(output_size, (tuple, list)) else output_size
-    if len(size) != dims or not all(s is None or (isinstance(s, int) and
-                                                  not isinstance(s, bool)) for s in size):
+    if len(size) != dims:
+        raise RuntimeError(f"{fn}: output_size must be {dims} ints (or None), got "
+                           f"{output_size!r}")
+    if not all(s is None or (isinstance(s, int) and not isinstance(s, bool)) for s in size):
         raise TypeError(f"{fn}: expected output_size to be an int or a "
                         f"{'pair' if dims == 2 else 'triple'} of ints or None, got "
                         f"{output_size!r}")

@@ -1,8 +1,8 @@
 """More dropouts, with PyTorch's signatures (minflow.nn.functional takes ``__all__``):
-dropout1d and dropout3d (whole channels of 1-D signals and volumes) and the alpha dropouts that keep SELU's zero
-mean and unit variance. Composites: a mask drawn from the default generator (so
-``minflow.manual_seed`` makes them reproducible), then arithmetic. dropout and dropout2d
-are in ops/nn.py.
+dropout1d and dropout3d (whole channels of 1-D signals and of volumes) and the alpha
+dropouts that keep SELU's zero mean and unit variance. Composites: a mask drawn from the
+default generator (so ``minflow.manual_seed`` makes them reproducible), then arithmetic.
+dropout and dropout2d are in ops/nn.py.
 """
 import math
 import warnings

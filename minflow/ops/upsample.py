@@ -101,7 +101,8 @@ def _check(input, mode, align_corners, antialias):
     expected = _LINEAR.get(mode)
     if input.ndim not in (3, 4, 5) or (expected and input.ndim != expected):
         raise NotImplementedError(f"interpolate: got {input.ndim}D input with mode {mode!r}; "
-                                  f"expected {expected or '3D, 4D or 5D'} (N, C, ...) input")
+                                  f"expected {f'{expected}D' if expected else '3D, 4D or 5D'} "
+                                  f"(N, C, ...) input")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"interpolate: expected a floating point input, got "
                            f"{input.dtype.name}")
@@ -116,8 +117,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     Resamples the spatial dims of (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to
     ``size``, or to floor(in * scale_factor). nearest: out[i] = x[min(floor(i * s),
     in - 1)], s = in / out (or 1 / scale_factor); nearest-exact rounds (i + 0.5) * s;
-    linear / bilinear / trilinear weigh the two neighbours of the source position s * (i + 0.5) - 0.5 (align_corners=False) or
-    i * (in - 1) / (out - 1), dim by dim; area averages (adaptive_avg_pool2d / 3d).
+    linear / bilinear / trilinear weigh the two neighbours of the source position
+    s * (i + 0.5) - 0.5 (align_corners=False) or i * (in - 1) / (out - 1), dim by dim; area averages (adaptive_avg_pool2d / 3d).
 
     >>> x = minflow.tensor([[[[1.0, 2.0]]]])
     >>> minflow.nn.functional.interpolate(x, scale_factor=2).tolist()

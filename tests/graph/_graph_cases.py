@@ -594,3 +594,31 @@ CASES.update({
     "adaptive_avg_pool3d_grad": (lambda g: op("adaptive_avg_pool3d_grad", g,
                                               input_size=(3, 5, 4)), [Leaf(2, 3, 2, 3, 2)]),
 })
+CASES.update({
+    "composite/conv_transpose3d": (
+        lambda x, w, b: nnF.conv_transpose3d(x, w, b, stride=2, padding=1,
+                                             output_padding=(1, 0, 1)),
+        [Leaf(2, 3, 3, 2, 3), Leaf(3, 2, 3, 2, 3), Leaf(2)]),
+    "composite/adaptive_max_pool3d": (lambda x: nnF.adaptive_max_pool3d(x, (2, 3, 2)),
+                                      [Leaf(2, 3, 3, 5, 4)]),
+    "composite/lp_pool3d": (lambda x: nnF.lp_pool3d(x, 2.0, 2), [Leaf(2, 3, 2, 4, 4, **POS)]),
+    "composite/max_unpool": (
+        lambda x: nnF.max_unpool3d(*nnF.max_pool3d(x, 2, return_indices=True), 2,
+                                   output_size=(4, 5, 4))
+        + nnF.max_unpool2d(*nnF.max_pool2d(x[:, :, 0], 2, return_indices=True), 2,
+                           output_size=(5, 4)).unsqueeze(2),
+        [Leaf(2, 3, 4, 5, 4)]),
+    "composite/grid_sample": (
+        lambda x, g: (nnF.grid_sample(x, g, align_corners=False),
+                      nnF.grid_sample(x, g, "bicubic", "reflection", align_corners=True),
+                      nnF.grid_sample(x, g, "nearest", "border", align_corners=False)),
+        [Leaf(2, 3, 4, 5), Leaf(2, 3, 2, 2, low=-1.2, high=1.2)]),
+    "composite/affine_grid": (
+        lambda t, u: (nnF.affine_grid(t, (2, 3, 4, 5), align_corners=False),
+                      nnF.affine_grid(u, (2, 1, 2, 3, 2), align_corners=True)),
+        [Leaf(2, 2, 3), Leaf(2, 3, 4)]),
+    "composite/interpolate_trilinear": (
+        lambda x: nnF.interpolate(x, scale_factor=(1.5, 2, 0.7), mode="trilinear"),
+        [Leaf(1, 2, 3, 3, 4)]),
+    "composite/dropout3d": (lambda x: nnF.dropout3d(x, 0.5), [Leaf(2, 6, 2, 3, 2)]),
+})
