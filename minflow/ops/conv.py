@@ -10,8 +10,10 @@ pairs and add (then drop) the batch dim of unbatched (C, H, W) input.
                                      grad is max_pool2d_gather (and back)
   avg_pool2d, adaptive_avg_pool2d    linear: each grad op is the adjoint, and the pair
                                      are each other's grad
-Kernels: kernels/generic/conv.py (im2col by strided views, one matmul per group);
-grad functions: autograd/grads/conv.py. conv1d is conv2d over a height of 1.
+Kernels: kernels/generic/conv.py (im2col by strided views, one matmul per group, over
+any number of spatial dims); grad functions: autograd/grads/conv.py. conv1d is conv2d
+over a height of 1. The inference functions take ``dims``, the number of spatial dims:
+ops/conv3d.py declares the 3-D ops with the same ones.
 """
 from ..core import dtype as dtypes
 from ..core.dispatch import apply
