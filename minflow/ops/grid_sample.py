@@ -2,12 +2,13 @@
 
 affine_grid maps a base grid of normalized output coordinates through a batch of affine
 matrices (one matmul); grid_sample reads an (N, C, H, W) input at the normalized (x, y)
-points of an (N, H_out, W_out, 2) grid. Both are composites, exact and vectorised:
-grid_sample gathers the 4 (bilinear), 1 (nearest) or 16 (bicubic) neighbours of every
-point with one gather each and weighs them with coefficients computed from the grid, so
+points of an (N, H_out, W_out, 2) grid (or an (N, C, D, H, W) input at (x, y, z)). Both
+are composites, exact and vectorised: grid_sample gathers the 4 (bilinear; 8 trilinear),
+1 (nearest) or 16 (bicubic) neighbours of every point with one gather each and weighs them with coefficients computed from the grid, so
 the grads w.r.t. the input (gather's scatter-add) and the grid (through the
 coefficients) are torch's, as a spatial transformer network needs.
 """
+import itertools
 import warnings
 
 import numpy as np
@@ -97,9 +98,10 @@ def _unnormalize(coord, size, align_corners):
 
 
 def _clip(coord, size):
-    """coord clamped to [0, size - 1], with torch's grad: 1 strictly inside, else 0."""
+    """coord clamped to [0, size - 1] (NaN to 0, as torch), with torch's grad: 1 strictly
+    inside, else 0."""
     inside = F.logical_and(F.gt(coord, 0.0), F.lt(coord, size - 1.0))
-    return F.where(inside, coord, F.clamp(_const(coord), 0.0, size - 1.0))
+    return F.where(inside, coord, F.clamp(F.nan_to_num(_const(coord), 0.0), 0.0, size - 1.0))
 
 
 def _reflect(coord, twice_low, twice_high):
@@ -126,35 +128,42 @@ def _padded(coord, size, padding_mode, align_corners):
 
 
 class _Reader:
-    """Gathers input[n, :, y, x] at integer (y, x) of shape (N, H_out, W_out), zero where
-    outside the input: one gather over the flattened planes."""
+    """Gathers input[n, :, (z,) y, x] at integer points given as (x, y[, z]) tensors of
+    the grid's shape (N, *out), zero where outside the input: one gather over the
+    flattened planes (or volumes)."""
 
     def __init__(self, input):
-        self.n, self.c, self.h, self.w = tuple(input.shape)
-        self.flat = F.reshape(input, (self.n, self.c, self.h * self.w))
+        self.n, self.c = tuple(input.shape[:2])
+        self.sizes = tuple(reversed(input.shape[2:]))       # (W, H[, D]), the grid's order
+        self.flat = F.reshape(input, (self.n, self.c, -1))
 
-    def __call__(self, x, y):
-        """x, y: float tensors holding integers (detached)."""
-        inside = F.logical_and(F.logical_and(F.ge(x, 0.0), F.le(x, self.w - 1.0)),
-                               F.logical_and(F.ge(y, 0.0), F.le(y, self.h - 1.0)))
-        xi = F.cast(F.clamp(x, 0.0, self.w - 1.0), dtypes.int64)
-        yi = F.cast(F.clamp(y, 0.0, self.h - 1.0), dtypes.int64)
-        out_hw = tuple(x.shape[1:])
-        index = F.reshape(F.add(F.mul(yi, self.w), xi), (self.n, 1, -1))
+    def __call__(self, points):
+        """points: float tensors holding integers (detached), x first."""
+        inside, index = None, None
+        for point, size in reversed(list(zip(points, self.sizes))):    # row-major: z, y, x
+            within = F.logical_and(F.ge(point, 0.0), F.le(point, size - 1.0))
+            inside = within if inside is None else F.logical_and(inside, within)
+            at = F.cast(F.where(within, point, 0.0), dtypes.int64)    # NaN, inf read 0
+            index = at if index is None else F.add(F.mul(index, size), at)
+        index = F.reshape(index, (self.n, 1, -1))
         values = F.gather(self.flat, 2, F.expand(index, (self.n, self.c, index.shape[2])))
-        values = F.reshape(values, (self.n, self.c) + out_hw)
+        values = F.reshape(values, (self.n, self.c) + tuple(points[0].shape[1:]))
         return F.where(F.unsqueeze(inside, 1), values, 0.0)
 
 
-def _bilinear(read, ix, iy):
-    x0, y0 = F.floor(_const(ix)), F.floor(_const(iy))
-    x1, y1 = F.add(x0, 1.0), F.add(y0, 1.0)
+def _linear(read, coords):
+    """(Bi/tri)linear: the 2^dims neighbours of each point, each weighed by the product
+    over dims of 1 - its distance to the point."""
+    lows = [F.floor(_const(c)) for c in coords]
     out = None
-    for xs, ys, wx, wy in ((x0, y0, F.sub(x1, ix), F.sub(y1, iy)),
-                           (x1, y0, F.sub(ix, x0), F.sub(y1, iy)),
-                           (x0, y1, F.sub(x1, ix), F.sub(iy, y0)),
-                           (x1, y1, F.sub(ix, x0), F.sub(iy, y0))):
-        term = F.mul(read(xs, ys), F.unsqueeze(F.mul(wx, wy), 1))
+    for corner in itertools.product((0, 1), repeat=len(coords)):
+        points, weight = [], None
+        for coord, low, up in zip(coords, lows, reversed(corner)):     # x varies fastest
+            high = F.add(low, 1.0)
+            points.append(high if up else low)
+            near = F.sub(coord, low) if up else F.sub(high, coord)
+            weight = near if weight is None else F.mul(weight, near)
+        term = F.mul(read(points), F.unsqueeze(weight, 1))
         out = term if out is None else F.add(out, term)
     return out
 
@@ -183,7 +192,7 @@ def _bicubic(read, ix, iy, padding_mode, align_corners, size):
         ys = F.floor(_padded(F.add(y0, j - 1.0), h, padding_mode, align_corners))
         for i in range(4):
             xs = F.floor(_padded(F.add(x0, i - 1.0), w, padding_mode, align_corners))
-            term = F.mul(read(xs, ys), F.unsqueeze(F.mul(wx[i], wy[j]), 1))
+            term = F.mul(read([xs, ys]), F.unsqueeze(F.mul(wx[i], wy[j]), 1))
             out = term if out is None else F.add(out, term)
     return out
 
@@ -199,18 +208,19 @@ def _check_grid_sample(input, grid, mode, padding_mode):
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"grid_sample: expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
-    if input.ndim == 5:
-        raise NotImplementedError("grid_sample: 5-D (volumetric) input is not supported; "
-                                  "expected 4-D (N, C, H, W) input")
-    if input.ndim != 4 or grid.ndim != 4:
-        raise RuntimeError(f"grid_sample: expected 4D input and grid, but got input with "
-                           f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim:
+        raise RuntimeError(f"grid_sample: expected 4D or 5D input and a grid of as many "
+                           f"dims, but got input with sizes {list(input.shape)} and grid with "
+                           f"sizes {list(grid.shape)}")
+    if mode == "bicubic" and input.ndim == 5:
+        raise RuntimeError("grid_sample: bicubic interpolation only supports 4D input")
     if input.dtype is not grid.dtype or not input.dtype.is_floating_point:
         raise RuntimeError(f"grid_sample: expected input and grid to have the same floating "
                            f"point dtype, but input has {input.dtype.name} and grid has "
                            f"{grid.dtype.name}")
-    if grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise RuntimeError(f"grid_sample: expected grid of shape (N, H_out, W_out, 2) with "
+    dims = input.ndim - 2
+    if grid.shape[-1] != dims or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sample: expected grid of shape (N, *out, {dims}) with "
                            f"N = {input.shape[0]} (the input's batch size), but got grid with "
                            f"sizes {list(grid.shape)}")
     if 0 in tuple(input.shape)[2:]:
@@ -225,10 +235,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
     out[n, :, h, w] = input[n] read at grid[n, h, w] = (x, y) in normalized coordinates
     ((-1, -1) the top-left corner, (1, 1) the bottom-right; pixel centres with
-    align_corners, else pixel edges). mode: 'bilinear' weighs the 4 neighbours, 'nearest'
-    takes the closest (ties to even), 'bicubic' weighs 16 (cubic convolution, A = -0.75).
-    Points outside read zeros ('zeros'), the edge ('border') or the input reflected at
-    its edges ('reflection'). Differentiable w.r.t. input and grid.
+    align_corners, else pixel edges); for (N, C, D, H, W) input, grid (N, D_out, H_out,
+    W_out, 3) holds (x, y, z). mode: 'bilinear' weighs the 4 (8: trilinear) neighbours,
+    'nearest' takes the closest (ties to even), 'bicubic' (4-D only) weighs 16 (cubic
+    convolution, A = -0.75). Points outside read zeros ('zeros'), the edge ('border') or
+    the input reflected at its edges ('reflection'). Differentiable w.r.t. input and grid.
 
     >>> x = minflow.tensor([[[[1.0, 2.0], [3.0, 4.0]]]])
     >>> grid = minflow.tensor([[[[0.0, 0.0], [1.0, -1.0]]]])
@@ -237,17 +248,17 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     """
     _check_grid_sample(input, grid, mode, padding_mode)
     align_corners = _align("grid_sample", align_corners)
-    h, w = tuple(input.shape[2:])
-    ix = _unnormalize(F.select(grid, -1, 0), w, align_corners)
-    iy = _unnormalize(F.select(grid, -1, 1), h, align_corners)
     read = _Reader(input)
+    coords = [_unnormalize(F.select(grid, -1, i), size, align_corners)
+              for i, size in enumerate(read.sizes)]
     if mode == "bicubic":
-        return _bicubic(read, ix, iy, padding_mode, align_corners, (h, w))
-    ix = _padded(ix, w, padding_mode, align_corners)
-    iy = _padded(iy, h, padding_mode, align_corners)
+        return _bicubic(read, *coords, padding_mode, align_corners,
+                        tuple(reversed(read.sizes)))
+    coords = [_padded(c, size, padding_mode, align_corners)
+              for c, size in zip(coords, read.sizes)]
     if mode == "nearest":
         # NOTE: a weight of one, of zero grad, keeps the grid in the graph: torch gives
         # the grid a zero grad in nearest mode (not none)
-        one = F.round(F.clamp(ix, 1.0, 1.0))
-        return F.mul(read(F.round(_const(ix)), F.round(_const(iy))), F.unsqueeze(one, 1))
-    return _bilinear(read, ix, iy)
+        one = F.where(F.isnan(coords[0]), 1.0, F.round(F.clamp(coords[0], 1.0, 1.0)))
+        return F.mul(read([F.round(_const(c)) for c in coords]), F.unsqueeze(one, 1))
+    return _linear(read, coords)

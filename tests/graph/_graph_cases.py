@@ -613,6 +613,9 @@ CASES.update({
                       nnF.grid_sample(x, g, "bicubic", "reflection", align_corners=True),
                       nnF.grid_sample(x, g, "nearest", "border", align_corners=False)),
         [Leaf(2, 3, 4, 5), Leaf(2, 3, 2, 2, low=-1.2, high=1.2)]),
+    "composite/grid_sample_5d": (
+        lambda x, g: nnF.grid_sample(x, g, padding_mode="border", align_corners=False),
+        [Leaf(1, 2, 3, 4, 3), Leaf(1, 2, 2, 3, 3, low=-1.2, high=1.2)]),
     "composite/affine_grid": (
         lambda t, u: (nnF.affine_grid(t, (2, 3, 4, 5), align_corners=False),
                       nnF.affine_grid(u, (2, 1, 2, 3, 2), align_corners=True)),

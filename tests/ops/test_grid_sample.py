@@ -1,5 +1,5 @@
-"""affine_grid and grid_sample: a per-point reference written here (scalar Python, one
-sample point at a time), the op table (REFERENCES, run through check_op in
+"""affine_grid and grid_sample (4-D and 5-D): a per-point reference written here (scalar
+Python, one sample point at a time), the op table (REFERENCES, run through check_op in
 test_op_table.py), and values and grads w.r.t. input, grid and theta against PyTorch over
 every mode, padding mode and align_corners where it is installed."""
 import itertools
@@ -43,10 +43,13 @@ def _pad(v, size, padding_mode, align_corners):
     return v
 
 
-def _read(plane, x, y):
-    h, w = plane.shape[-2:]
-    inside = 0 <= x < w and 0 <= y < h
-    return plane[..., int(y), int(x)] if inside else np.zeros(plane.shape[:-2])
+def _read(plane, x, y, z=None):
+    """plane (C, H, W) at (x, y), or a volume (C, D, H, W) at (x, y, z); zero outside."""
+    point = (x, y) if z is None else (x, y, z)
+    sizes = plane.shape[:0:-1]                       # W, H[, D]
+    if not all(0 <= p < s for p, s in zip(point, sizes)):
+        return np.zeros(plane.shape[:1])
+    return plane[(slice(None),) + tuple(int(p) for p in reversed(point))]
 
 
 def _cubic(t):
@@ -76,7 +79,28 @@ def sample_point(plane, gx, gy, mode, padding_mode, align_corners):
                for xs in (x0, x0 + 1) for ys in (y0, y0 + 1))
 
 
+def sample_volume_point(vol, point, mode, padding_mode, align_corners):
+    """vol (C, D, H, W) read at the normalized point (x, y, z): nearest or trilinear."""
+    sizes = vol.shape[:0:-1]
+    coords = [_pad(_source(g, s, align_corners), s, padding_mode, align_corners)
+              for g, s in zip(point, sizes)]
+    if mode == "nearest":
+        return _read(vol, *[np.round(c) for c in coords])
+    total = 0
+    for corner in itertools.product((0, 1), repeat=3):
+        taps = [math.floor(c) + up for c, up in zip(coords, corner)]
+        weight = math.prod(1 - abs(c - t) for c, t in zip(coords, taps))
+        total = total + weight * _read(vol, *taps)
+    return total
+
+
 def grid_sample_ref(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
+    if x.ndim == 5:
+        out = np.zeros(x.shape[:2] + grid.shape[1:4])
+        for b, i, j, k in np.ndindex(x.shape[0], *grid.shape[1:4]):
+            out[b, :, i, j, k] = sample_volume_point(x[b], grid[b, i, j, k], mode,
+                                                     padding_mode, align_corners)
+        return out
     n, c = x.shape[:2]
     out = np.zeros((n, c) + grid.shape[1:3])
     for b, i, j in np.ndindex(n, *grid.shape[1:3]):
@@ -123,6 +147,10 @@ REFERENCES = {
     "grid_sample_bicubic": (
         lambda x, g: Fn.grid_sample(x, g, mode="bicubic", align_corners=False),
         lambda x, g: grid_sample_ref(x, g, "bicubic"), [IMG, SMOOTH]),
+    "grid_sample_trilinear": (
+        lambda x, g: Fn.grid_sample(x, g, padding_mode="reflection", align_corners=True),
+        lambda x, g: grid_sample_ref(x, g, "bilinear", "reflection", True),
+        [RNG.standard_normal((2, 2, 3, 4, 3)), RNG.uniform(-1.2, 1.2, (2, 2, 3, 2, 3))]),
     "affine_grid": (lambda t: Fn.affine_grid(t, (2, 3, 4, 5), align_corners=False),
                     lambda t: affine_grid_ref(t, (2, 3, 4, 5)), [THETA]),
     "affine_grid_3d": (lambda t: Fn.affine_grid(t, (2, 1, 2, 3, 4), align_corners=True),
@@ -137,6 +165,17 @@ def test_grid_sample_against_the_reference(mode, padding_mode, align_corners, de
     out = Fn.grid_sample(_t(IMG, device), _t(GRID, device), mode, padding_mode, align_corners)
     np.testing.assert_allclose(out.cpu().numpy(),
                                grid_sample_ref(IMG, GRID, mode, padding_mode, align_corners),
+                               rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode,padding_mode,align_corners", itertools.product(
+    ("bilinear", "nearest"), ("zeros", "border", "reflection"), (False, True)))
+def test_grid_sample_5d_against_the_reference(mode, padding_mode, align_corners, device):
+    vol, grid = RNG.standard_normal((2, 2, 3, 4, 5)), RNG.uniform(-1.3, 1.3, (2, 2, 3, 2, 3))
+    grid[0, 0, 0, :2] = [[-1, -1, -1], [1, 1, 1]]
+    out = Fn.grid_sample(_t(vol, device), _t(grid, device), mode, padding_mode, align_corners)
+    np.testing.assert_allclose(out.cpu().numpy(),
+                               grid_sample_ref(vol, grid, mode, padding_mode, align_corners),
                                rtol=1e-12, atol=1e-12)
 
 
@@ -182,6 +221,24 @@ def test_grid_sample_values_and_grads_against_torch(mode, padding_mode, align_co
     np.testing.assert_allclose(gm.grad.numpy(), gt.grad.numpy(), atol=1e-11)
 
 
+@pytest.mark.parametrize("mode,padding_mode,align_corners", itertools.product(
+    ("bilinear", "nearest"), ("zeros", "border", "reflection"), (False, True)))
+def test_grid_sample_5d_values_and_grads_against_torch(mode, padding_mode, align_corners):
+    torch = pytest.importorskip("torch")
+    vol, grid = RNG.standard_normal((2, 3, 4, 5, 6)), RNG.uniform(-1.3, 1.3, (2, 3, 4, 2, 3))
+    grid[0, 0, 0, :2] = [[-1, -1, -1], [1, 1, 1]]
+    xm, gm = _t(vol, grad=True), _t(grid, grad=True)
+    xt, gt = torch.tensor(vol, requires_grad=True), torch.tensor(grid, requires_grad=True)
+    ours = Fn.grid_sample(xm, gm, mode, padding_mode, align_corners)
+    theirs = torch.nn.functional.grid_sample(xt, gt, mode, padding_mode, align_corners)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), atol=1e-12)
+    seed = RNG.standard_normal(tuple(theirs.shape))
+    ours.backward(_t(seed))
+    theirs.backward(torch.tensor(seed))
+    np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), atol=1e-12)
+    np.testing.assert_allclose(gm.grad.numpy(), gt.grad.numpy(), atol=1e-11)
+
+
 @pytest.mark.parametrize("size", [(2, 3, 4, 5), (2, 3, 3, 4, 5), (2, 1, 1, 3)], ids=str)
 @pytest.mark.parametrize("align_corners", [False, True])
 def test_affine_grid_against_torch(size, align_corners):
@@ -214,3 +271,15 @@ def test_spatial_transformer_float32_against_torch():
         results.append([t.detach().numpy() for t in (out, xs.grad, th.grad)])
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("mode,padding_mode", itertools.product(
+    ("bilinear", "nearest", "bicubic"), ("zeros", "border", "reflection")))
+def test_non_finite_grid_points_as_torch(mode, padding_mode):
+    """NaN and infinite points: NaN or zeros as torch gives, never an index error."""
+    torch = pytest.importorskip("torch")
+    grid = np.array([[[[np.nan, 0.0], [np.inf, 0.2], [-np.inf, -np.inf], [0.3, 0.1]]]])
+    ours = Fn.grid_sample(_t(IMG[:1]), _t(grid), mode, padding_mode, align_corners=False)
+    theirs = torch.nn.functional.grid_sample(torch.tensor(IMG[:1]), torch.tensor(grid), mode,
+                                             padding_mode, align_corners=False)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), atol=1e-12)
