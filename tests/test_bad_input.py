@@ -4,7 +4,8 @@ installed, the class is also checked against torch's for the same call (torch's
 NotImplementedError and LinAlgError count as RuntimeError, their base).
 
 Inputs: ``t.x`` ones(2, 3), ``t.i`` tensor([1, 2, 3]) (int64), ``t.sq`` ones(3, 3),
-``t.img`` ones(1, 2, 4, 4), ``t.seq`` ones(1, 2, 5); ``t.lib`` is minflow or torch.
+``t.img`` ones(1, 2, 4, 4), ``t.seq`` ones(1, 2, 5), ``t.vol`` ones(1, 2, 4, 4, 4);
+``t.lib`` is minflow or torch.
 """
 import warnings
 
@@ -20,6 +21,7 @@ class Inputs:
         self.lib, self.nn, self.F = lib, lib.nn, lib.nn.functional
         self.x, self.i, self.sq = lib.ones(2, 3), lib.tensor([1, 2, 3]), lib.ones(3, 3)
         self.img, self.seq = lib.ones(1, 2, 4, 4), lib.ones(1, 2, 5)
+        self.vol = lib.ones(1, 2, 4, 4, 4)
 
 
 # (call, the error class minflow raises, a fragment of its message); torch raises the same
@@ -1085,6 +1087,116 @@ SAME_AS_TORCH += [
     (lambda t: __import__(t.lib.__name__ + ".utils.checkpoint").utils.checkpoint.checkpoint(
         t.nn.Linear(3, 3), t.x, use_reentrant=True, scale=2),
      ValueError, 'Unexpected keyword arguments: scale'),
+]
+
+# 3-D convolution and pooling, unpooling, spatial sampling and the 3-D layers
+SAME_AS_TORCH += [
+    (lambda t: t.F.conv3d(t.img, t.lib.ones(2, 2, 3, 3, 3)),
+     RuntimeError, 'conv3d: Given groups=1, weight of size [2, 2, 3, 3, 3], expected input'),
+    (lambda t: t.F.conv3d(t.vol, t.lib.ones(2, 2, 5, 3, 3)),
+     RuntimeError, 'conv3d: Calculated padded input size per channel: (4 x 4 x 4). Kernel'),
+    (lambda t: t.F.conv3d(t.vol, t.lib.ones(2, 2, 3, 3, 3), stride=0),
+     RuntimeError, 'conv3d: non-positive stride is not supported, got stride=[0, 0, 0]'),
+    (lambda t: t.F.conv3d(t.vol, t.lib.ones(2, 2, 3, 3, 3), stride=(1, 2)),
+     RuntimeError, 'conv3d: expected stride to be a single integer value or a list of 3'),
+    (lambda t: t.F.conv3d(t.vol, t.lib.ones(2, 2, 3, 3, 3), padding="same", stride=2),
+     RuntimeError, "conv3d: padding='same' is not supported for strided convolutions"),
+    (lambda t: t.F.conv3d(t.vol, t.lib.ones(3, 1, 3, 3, 3), groups=2),
+     RuntimeError, 'conv3d: Given groups=2, expected weight to be divisible by 2 at'),
+    (lambda t: t.F.conv3d(t.vol, t.lib.ones(2, 2, 3, 3, 3), t.lib.ones(3)),
+     RuntimeError, 'conv3d: Given weight of size [2, 2, 3, 3, 3], expected bias to be'),
+    (lambda t: t.F.conv_transpose3d(t.vol, t.lib.ones(3, 2, 3, 3, 3)),
+     RuntimeError, 'conv_transpose3d: Given transposed=1, weight of size [3, 2, 3, 3, 3]'),
+    (lambda t: t.F.conv_transpose3d(t.vol, t.lib.ones(2, 2, 3, 3, 3), stride=2,
+                                    output_padding=2),
+     RuntimeError, 'conv_transpose3d: output padding must be smaller than either stride'),
+    (lambda t: t.F.max_pool3d(t.vol, 2, padding=2),
+     RuntimeError, 'max_pool3d: pad should be at most half of effective kernel size, but'),
+    (lambda t: t.F.max_pool3d(t.vol, 5),
+     RuntimeError, 'max_pool3d: Given input size: (2x4x4x4). Calculated output size:'),
+    (lambda t: t.F.max_pool3d(t.img[0, 0], 2),
+     RuntimeError, 'max_pool3d: non-empty 4D or 5D (batch mode) tensor expected for input'),
+    (lambda t: t.F.max_pool3d(t.vol, (2, 2)),
+     RuntimeError, 'max_pool3d: kernel_size must either be a single int, or a tuple of'),
+    (lambda t: t.F.max_pool3d(t.vol, 0),
+     RuntimeError, 'max_pool3d: kernel size should be greater than zero, but got kT: 0'),
+    (lambda t: t.F.avg_pool3d(t.vol, 2, divisor_override=0),
+     RuntimeError, 'avg_pool3d: divisor must be not zero'),
+    (lambda t: t.F.avg_pool3d(t.vol, 2, stride=0),
+     RuntimeError, 'avg_pool3d: stride should be greater than zero, but got dT: 0 dH: 0'),
+    (lambda t: t.F.adaptive_avg_pool3d(t.img[0], 2),
+     RuntimeError, 'adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got input of'),
+    (lambda t: t.F.adaptive_avg_pool3d(t.vol, (2, 2)),
+     RuntimeError, 'adaptive_avg_pool3d: output_size must be 3 ints (or None), got (2, 2)'),
+    (lambda t: t.F.adaptive_max_pool3d(t.vol, (2, 2)),
+     RuntimeError, 'adaptive_max_pool3d: expected output_size to be a positive int or a'),
+    (lambda t: t.F.adaptive_max_pool3d(t.lib.ones(1, 2, 0, 4, 4), 2),
+     RuntimeError, 'adaptive_max_pool3d(): Expected input to have non-zero size for'),
+    (lambda t: t.F.max_unpool2d(t.img, t.img.long(), 2, output_size=(8, 8, 8)),
+     ValueError, 'max_unpool2d: output_size should be a sequence containing 2 or 4'),
+    (lambda t: t.F.max_unpool2d(t.img, t.img.long(), 2, output_size=(3, 3)),
+     ValueError, 'max_unpool2d: invalid output_size [3, 3] (dim 0 must be between 6 and'),
+    (lambda t: t.F.max_unpool2d(t.img, t.img.int(), 2),
+     RuntimeError, 'max_unpool2d: elements in indices should be type int64 but got: int32'),
+    (lambda t: t.F.max_unpool2d(t.img, t.seq.long(), 2),
+     RuntimeError, 'max_unpool2d: Expected shape of indices to be same as that of the'),
+    (lambda t: t.F.max_unpool2d(t.seq[0], t.seq[0].long(), 2),
+     RuntimeError, 'max_unpool2d: Expected 3D or 4D input, but got input of size: [2, 5]'),
+    (lambda t: t.F.max_unpool1d(t.seq, t.lib.full((1, 2, 5), 40, dtype=t.lib.int64), 2),
+     RuntimeError, 'max_unpool1d: Found an invalid max index (output volumes are of size'),
+    (lambda t: t.F.dropout3d(t.vol, 1.5),
+     ValueError, 'dropout3d: dropout probability has to be between 0 and 1, but got 1.5'),
+    (lambda t: t.F.grid_sample(t.img, t.lib.zeros(1, 3, 3, 3), align_corners=False),
+     RuntimeError, 'grid_sample: expected grid of shape (N, *out, 2) with N = 1 (the input'),
+    (lambda t: t.F.grid_sample(t.img, t.lib.zeros(2, 3, 3, 2), align_corners=False),
+     RuntimeError, "grid_sample: expected grid of shape (N, *out, 2) with N = 1 (the input's"),
+    (lambda t: t.F.grid_sample(t.img, t.lib.zeros(1, 3, 3, 2), "linear", align_corners=False),
+     ValueError, "grid_sample: expected mode to be 'bilinear', 'nearest' or 'bicubic', but"),
+    (lambda t: t.F.grid_sample(t.img, t.lib.zeros(1, 3, 3, 2), padding_mode="edge",
+                               align_corners=False),
+     ValueError, "grid_sample: expected padding_mode to be 'zeros', 'border', or 'reflection'"),
+    (lambda t: t.F.grid_sample(t.img, t.lib.zeros(1, 3, 3, 2, dtype=t.lib.float64),
+                               align_corners=False),
+     RuntimeError, 'grid_sample: expected input and grid to have the same floating point'),
+    (lambda t: t.F.grid_sample(t.seq, t.lib.zeros(1, 3, 2), align_corners=False),
+     RuntimeError, 'grid_sample: expected 4D or 5D input and a grid of as many dims, but'),
+    (lambda t: t.F.grid_sample(t.vol, t.lib.zeros(1, 2, 3, 3, 3), "bicubic",
+                               align_corners=False),
+     RuntimeError, 'grid_sample: bicubic interpolation only supports 4D input'),
+    (lambda t: t.F.affine_grid(t.lib.ones(1, 2, 3), (1, 2, 4), align_corners=False),
+     NotImplementedError, 'affine_grid: only supports 4D and 5D sizes, for 2D and 3D'),
+    (lambda t: t.F.affine_grid(t.lib.ones(1, 3, 3), (1, 2, 4, 4), align_corners=False),
+     ValueError, 'affine_grid: Expected a batch of 2D affine matrices of shape Nx2x3 for'),
+    (lambda t: t.F.affine_grid(t.lib.ones(1, 2, 3).long(), (1, 2, 4, 4), align_corners=False),
+     ValueError, 'affine_grid: Expected theta to have floating point type, but got int64'),
+    (lambda t: t.F.affine_grid(t.lib.ones(1, 2, 3), (1, 2, 0, 4), align_corners=False),
+     ValueError, 'affine_grid: Expected non-zero, positive output size. Got [1, 2, 0, 4]'),
+    (lambda t: t.F.interpolate(t.img, scale_factor=2, mode="trilinear"),
+     NotImplementedError, "interpolate: got 4D input with mode 'trilinear'; expected 5D"),
+    (lambda t: t.nn.Conv3d(4, 6, 3, groups=4),
+     ValueError, 'Conv3d: in_channels (4) and out_channels (6) must be divisible by groups'),
+    (lambda t: t.nn.ConvTranspose3d(4, 6, 3, padding_mode="reflect"),
+     ValueError, "ConvTranspose3d: only 'zeros' padding mode is supported, got"),
+    (lambda t: t.nn.BatchNorm3d(2)(t.img),
+     ValueError, 'BatchNorm3d: expected 5D input, got 4D input of shape (1, 2, 4, 4)'),
+    (lambda t: t.nn.InstanceNorm3d(2)(t.img[0, 0]),
+     ValueError, 'InstanceNorm3d: expected 4D (unbatched) or 5D (batched) input, got 2D'),
+    (lambda t: t.nn.Dropout3d(-0.1),
+     ValueError, 'Dropout3d: dropout probability has to be between 0 and 1, but got -0.1'),
+    (lambda t: t.nn.ReflectionPad3d(4)(t.vol),
+     RuntimeError, "pad: with mode 'reflect', padding (4, 4) at dimension 4 should be at"),
+    (lambda t: t.nn.MaxUnpool3d(2)(t.vol, t.vol.long(), output_size=(3, 3, 3)),
+     ValueError, 'max_unpool3d: invalid output_size [3, 3, 3] (dim 0 must be between 6'),
+]
+MINFLOW_ONLY += [
+    # torch: a ValueError from unpacking the pair
+    (lambda t: t.F.lp_pool3d(t.vol, 2, (2, 2)),
+     RuntimeError, 'lp_pool3d: expected kernel_size to be a single integer value or a list'),
+    # torch: accepted here, an error at forward
+    (lambda t: t.nn.ZeroPad3d((1, 2)),
+     ValueError, 'ZeroPad3d: expected padding to be an int or a tuple of 6 ints, got'),
+    (lambda t: t.nn.Conv3d(4, 6, (3, 3)),
+     ValueError, 'Conv3d: expected kernel_size to be an int or a tuple of 3 ints, got'),
 ]
 
 def _error(call, lib):

@@ -10,8 +10,10 @@ pairs and add (then drop) the batch dim of unbatched (C, H, W) input.
                                      grad is max_pool2d_gather (and back)
   avg_pool2d, adaptive_avg_pool2d    linear: each grad op is the adjoint, and the pair
                                      are each other's grad
-Kernels: kernels/generic/conv.py (im2col by strided views, one matmul per group);
-grad functions: autograd/grads/conv.py. conv1d is conv2d over a height of 1.
+Kernels: kernels/generic/conv.py (im2col by strided views, one matmul per group, over
+any number of spatial dims); grad functions: autograd/grads/conv.py. conv1d is conv2d
+over a height of 1. The inference functions take ``dims``, the number of spatial dims:
+ops/conv3d.py declares the 3-D ops with the same ones.
 """
 from ..core import dtype as dtypes
 from ..core.dispatch import apply
@@ -43,9 +45,10 @@ def pool_output_size(size, kernel, stride, pad, dilation, ceil_mode):
     return out
 
 
-def _check_4d(x, what="input"):
-    if x.ndim != 4:
-        raise RuntimeError(f"expected {what} to be 4D (N, C, H, W), got {x.ndim}D with "
+def _check_ndim(x, dims, what="input"):
+    if x.ndim != dims + 2:
+        names = "(N, C, H, W)" if dims == 2 else "(N, C, D, H, W)"
+        raise RuntimeError(f"expected {what} to be {dims + 2}D {names}, got {x.ndim}D with "
                            f"shape {list(x.shape)}")
 
 
@@ -55,12 +58,12 @@ def _check_same_dtype(x, other, name):
                            f"input {x.dtype.name} and {name} {other.dtype.name}")
 
 
-# ---- conv2d ----------------------------------------------------------------------------
+# ---- conv2d (conv3d in ops/conv3d.py shares the inference: ``dims`` spatial dims) -------
 
-def _check_conv_attrs(stride, padding, dilation, groups):
-    if len(stride) != 2 or len(padding) != 4 or len(dilation) != 2:
-        raise RuntimeError(f"expected stride and dilation of 2 ints and padding of 4 "
-                           f"(top, bottom, left, right), got stride={list(stride)}, "
+def _check_conv_attrs(stride, padding, dilation, groups, dims=2):
+    if len(stride) != dims or len(padding) != 2 * dims or len(dilation) != dims:
+        raise RuntimeError(f"expected stride and dilation of {dims} ints and padding of "
+                           f"{2 * dims} (begin, end per dim), got stride={list(stride)}, "
                            f"padding={list(padding)}, dilation={list(dilation)}")
     if min(stride) <= 0:
         raise RuntimeError(f"non-positive stride is not supported, got stride={list(stride)}")
@@ -72,26 +75,28 @@ def _check_conv_attrs(stride, padding, dilation, groups):
         raise RuntimeError(f"non-positive groups is not supported, got groups={groups}")
 
 
-def _conv_out_hw(hw, kernel, stride, padding, dilation):
-    """Output (OH, OW); raises when the dilated kernel is larger than the padded input."""
-    padded = (hw[0] + padding[0] + padding[1], hw[1] + padding[2] + padding[3])
+def _conv_out_size(size, kernel, stride, padding, dilation):
+    """The output's spatial size; raises when the dilated kernel is larger than the padded
+    input."""
+    padded = tuple(s + padding[2 * i] + padding[2 * i + 1] for i, s in enumerate(size))
     span = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
-    if span[0] > padded[0] or span[1] > padded[1]:
-        raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x "
-                           f"{padded[1]}). Kernel size: ({span[0]} x {span[1]}). Kernel size "
-                           f"can't be greater than actual input size")
-    return tuple(conv_output_size(hw[i], kernel[i], stride[i], padding[2 * i],
-                                  padding[2 * i + 1], dilation[i]) for i in (0, 1))
+    if any(k > p for k, p in zip(span, padded)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, span))}). Kernel size can't be greater "
+                           f"than actual input size")
+    return tuple(conv_output_size(s, kernel[i], stride[i], padding[2 * i], padding[2 * i + 1],
+                                  dilation[i]) for i, s in enumerate(size))
 
 
-def _conv_infer(input, weight, bias, stride, padding, dilation, groups):
-    _check_conv_attrs(stride, padding, dilation, groups)
+def _conv_infer(input, weight, bias, stride, padding, dilation, groups, dims=2):
+    _check_conv_attrs(stride, padding, dilation, groups, dims)
     infer.check_dtype(input, dtypes.FLOATS)
     _check_same_dtype(input, weight, "weight")
     _check_same_dtype(input, bias, "bias")
-    _check_4d(input)
-    _check_4d(weight, "weight (out_channels, in_channels / groups, kH, kW)")
-    n, c, h, w = input.shape
+    _check_ndim(input, dims)
+    _check_ndim(weight, dims, "weight (out_channels, in_channels / groups, *kernel_size)")
+    n, c = input.shape[:2]
     o, cg = weight.shape[:2]
     if o % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
@@ -105,36 +110,43 @@ def _conv_infer(input, weight, bias, stride, padding, dilation, groups):
         raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
                            f"1-dimensional with {o} elements, but got bias of size "
                            f"{list(bias.shape)} instead")
-    oh, ow = _conv_out_hw((h, w), weight.shape[2:], stride, padding, dilation)
-    return (n, o, oh, ow), input.dtype
+    size = _conv_out_size(tuple(input.shape[2:]), weight.shape[2:], stride, padding, dilation)
+    return (n, o) + size, input.dtype
 
 
-_CONV_ATTRS = [Attr("stride", "ints"), Attr("padding", "ints"), Attr("dilation", "ints"),
-               Attr("groups", "int")]
+CONV_ATTRS = [Attr("stride", "ints"), Attr("padding", "ints"), Attr("dilation", "ints"),
+              Attr("groups", "int")]
 
 CONV2D = define_op(
     "conv2d", ["input", "weight", Input("bias", optional=True)], infer=_conv_infer,
-    attrs=_CONV_ATTRS, traits=OPAQUE,
+    attrs=CONV_ATTRS, traits=OPAQUE,
     doc="2-D cross-correlation of NCHW input with (O, C/groups, kH, kW) weight, plus bias; "
         "padding is (top, bottom, left, right).")
 
 
-def _grad_input_infer(grad_out, weight, input_size, stride, padding, dilation, groups):
-    _check_conv_attrs(stride, padding, dilation, groups)
+def _grad_input_infer(grad_out, weight, input_size, stride, padding, dilation, groups,
+                      dims=2):
+    _check_conv_attrs(stride, padding, dilation, groups, dims)
     _check_same_dtype(grad_out, weight, "weight")
+    if len(input_size) != dims:
+        raise RuntimeError(f"expected input_size of {dims} ints, got {list(input_size)}")
+    _check_ndim(weight, dims, "weight")
     size = (grad_out.shape[0], weight.shape[1] * groups) + tuple(input_size)
-    _check_grad_out(grad_out, size[:1] + (weight.shape[0],) + _conv_out_hw(
+    _check_grad_out(grad_out, size[:1] + (weight.shape[0],) + _conv_out_size(
         input_size, weight.shape[2:], stride, padding, dilation))
     return size, grad_out.dtype
 
 
-def _grad_weight_infer(grad_out, input, kernel_size, stride, padding, dilation, groups):
-    _check_conv_attrs(stride, padding, dilation, groups)
+def _grad_weight_infer(grad_out, input, kernel_size, stride, padding, dilation, groups,
+                       dims=2):
+    _check_conv_attrs(stride, padding, dilation, groups, dims)
     _check_same_dtype(grad_out, input, "input")
-    n, c, h, w = input.shape
-    _check_grad_out(grad_out, (n, grad_out.shape[1]) + _conv_out_hw(
-        (h, w), kernel_size, stride, padding, dilation))
-    return (grad_out.shape[1], c // groups) + tuple(kernel_size), grad_out.dtype
+    _check_ndim(input, dims)
+    if len(kernel_size) != dims:
+        raise RuntimeError(f"expected kernel_size of {dims} ints, got {list(kernel_size)}")
+    _check_grad_out(grad_out, (input.shape[0], grad_out.shape[1]) + _conv_out_size(
+        tuple(input.shape[2:]), kernel_size, stride, padding, dilation))
+    return (grad_out.shape[1], input.shape[1] // groups) + tuple(kernel_size), grad_out.dtype
 
 
 def _check_grad_out(grad_out, expected):
@@ -145,12 +157,12 @@ def _check_grad_out(grad_out, expected):
 
 CONV2D_GRAD_INPUT = define_op(
     "conv2d_grad_input", ["grad_out", "weight"], infer=_grad_input_infer,
-    attrs=[Attr("input_size", "ints")] + _CONV_ATTRS, traits=OPAQUE,
+    attrs=[Attr("input_size", "ints")] + CONV_ATTRS, traits=OPAQUE,
     doc="The input gradient of conv2d (a transposed convolution): linear in grad_out and "
         "in weight; input_size is the forward input's (H, W).")
 CONV2D_GRAD_WEIGHT = define_op(
     "conv2d_grad_weight", ["grad_out", "input"], infer=_grad_weight_infer,
-    attrs=[Attr("kernel_size", "ints")] + _CONV_ATTRS, traits=OPAQUE,
+    attrs=[Attr("kernel_size", "ints")] + CONV_ATTRS, traits=OPAQUE,
     doc="The weight gradient of conv2d: sum over batch and positions of grad_out times "
         "the input windows; kernel_size is the weight's (kH, kW).")
 
@@ -252,20 +264,20 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 # ---- pooling ---------------------------------------------------------------------------
 
-def _check_pool_attrs(kernel_size, stride, padding, dilation):
-    if any(len(a) != 2 for a in (kernel_size, stride, padding, dilation)):
-        raise RuntimeError(f"expected kernel_size, stride, padding and dilation of 2 ints "
-                           f"each, got {list(kernel_size)}, {list(stride)}, {list(padding)}, "
-                           f"{list(dilation)}")
-    (kh, kw), (sh, sw), (dh, dw) = kernel_size, stride, dilation
-    if kh <= 0 or kw <= 0:
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} "
-                           f"kW: {kw}")
-    if sh <= 0 or sw <= 0:
-        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
-    if dh <= 0 or dw <= 0:
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
-                           f"dilationW: {dw}")
+def _letters(dims):
+    return ("H", "W") if dims == 2 else ("T", "H", "W")
+
+
+def _check_pool_attrs(kernel_size, stride, padding, dilation, dims=2):
+    if any(len(a) != dims for a in (kernel_size, stride, padding, dilation)):
+        raise RuntimeError(f"expected kernel_size, stride, padding and dilation of {dims} "
+                           f"ints each, got {list(kernel_size)}, {list(stride)}, "
+                           f"{list(padding)}, {list(dilation)}")
+    for what, prefix, values in (("kernel size", "k", kernel_size), ("stride", "d", stride),
+                                 ("dilation", "dilation", dilation)):
+        if min(values) <= 0:
+            got = " ".join(f"{prefix}{n}: {v}" for n, v in zip(_letters(dims), values))
+            raise RuntimeError(f"{what} should be greater than zero, but got {got}")
     for k, p, d in zip(kernel_size, padding, dilation):
         if p < 0:
             raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
@@ -274,97 +286,108 @@ def _check_pool_attrs(kernel_size, stride, padding, dilation):
                                f"got pad={p}, kernel_size={k} and dilation={d}")
 
 
-def _pool_infer_shape(input, kernel_size, stride, padding, dilation, ceil_mode):
+def _pool_infer_shape(input, kernel_size, stride, padding, dilation, ceil_mode, dims=2):
     infer.check_dtype(input, dtypes.FLOATS)
-    if input.ndim != 4 or 0 in tuple(input.shape)[1:]:
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, "
-                           f"got shape {list(input.shape)}")
-    _check_pool_attrs(kernel_size, stride, padding, dilation)
-    n, c, h, w = input.shape
-    oh, ow = (pool_output_size(s, kernel_size[i], stride[i], padding[i], dilation[i],
-                               ceil_mode) for i, s in enumerate((h, w)))
-    if oh < 1 or ow < 1:
-        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
-                           f"({c}x{oh}x{ow}). Output size is too small")
-    return n, c, oh, ow
+    if input.ndim != dims + 2 or 0 in tuple(input.shape)[1:]:
+        raise RuntimeError(f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor "
+                           f"expected for input, got shape {list(input.shape)}")
+    _check_pool_attrs(kernel_size, stride, padding, dilation, dims)
+    size = tuple(input.shape[1:])
+    out = size[:1] + tuple(pool_output_size(s, kernel_size[i], stride[i], padding[i],
+                                            dilation[i], ceil_mode)
+                           for i, s in enumerate(size[1:]))
+    if min(out) < 1:
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, size))}). Calculated "
+                           f"output size: ({'x'.join(map(str, out))}). Output size is too "
+                           f"small")
+    return tuple(input.shape[:1]) + out
 
 
-def _max_pool_infer(input, kernel_size, stride, padding, dilation, ceil_mode):
-    shape = _pool_infer_shape(input, kernel_size, stride, padding, dilation, ceil_mode)
+def _max_pool_infer(input, kernel_size, stride, padding, dilation, ceil_mode, dims=2):
+    shape = _pool_infer_shape(input, kernel_size, stride, padding, dilation, ceil_mode, dims)
     return [(shape, input.dtype), (shape, dtypes.int64)]
 
 
-def _pool_grad_infer(grad_out, indices=None, *, input_size, **attrs):
+def _pool_grad_infer(grad_out, indices=None, *, input_size, dims=2, **attrs):
     if indices is not None and (indices.dtype is not dtypes.int64
                                 or tuple(indices.shape) != tuple(grad_out.shape)):
         raise RuntimeError(f"expected int64 indices of shape {list(grad_out.shape)}, got "
                            f"{indices.dtype.name} of shape {list(indices.shape)}")
+    if grad_out.ndim != dims + 2 or len(input_size) != dims:
+        raise RuntimeError(f"expected a {dims + 2}D grad_out and input_size of {dims} ints, "
+                           f"got grad_out of shape {list(grad_out.shape)} and input_size "
+                           f"{list(input_size)}")
     return tuple(grad_out.shape)[:2] + tuple(input_size), grad_out.dtype
 
 
-def _gather_infer(input, indices, **attrs):
+def _gather_infer(input, indices, dims=2, **attrs):
     if tuple(input.shape)[:2] != tuple(indices.shape)[:2] or indices.dtype is not dtypes.int64:
         raise RuntimeError(f"expected int64 indices of shape [{input.shape[0]}, "
                            f"{input.shape[1]}, ...], got {indices.dtype.name} of shape "
                            f"{list(indices.shape)}")
+    if input.ndim != dims + 2 or indices.ndim != dims + 2:
+        raise RuntimeError(f"expected {dims + 2}D input and indices, got shapes "
+                           f"{list(input.shape)} and {list(indices.shape)}")
     return tuple(indices.shape), input.dtype
 
 
-_WINDOW = [Attr("kernel_size", "ints"), Attr("stride", "ints"), Attr("padding", "ints"),
+WINDOW_ATTRS = [Attr("kernel_size", "ints"), Attr("stride", "ints"), Attr("padding", "ints"),
            Attr("dilation", "ints")]
 
 MAX_POOL2D = define_op(
     "max_pool2d", ["input"], outputs=("out", "indices"), infer=_max_pool_infer,
-    attrs=_WINDOW + [Attr("ceil_mode", "bool", False)], traits=OPAQUE,
+    attrs=WINDOW_ATTRS + [Attr("ceil_mode", "bool", False)], traits=OPAQUE,
     doc="Max over each window (padding counts as -inf); indices are flat (h * W + w) "
         "positions in the input plane, as torch.")
 MAX_POOL2D_GRAD = define_op(
     "max_pool2d_grad", ["grad_out", "indices"], infer=_pool_grad_infer,
-    attrs=[Attr("input_size", "ints")] + _WINDOW, traits=OPAQUE,
+    attrs=[Attr("input_size", "ints")] + WINDOW_ATTRS, traits=OPAQUE,
     doc="Scatter-add of grad_out to the input positions in indices (max_pool2d's "
         "windows); input_size is the input's (H, W).")
 MAX_POOL2D_GATHER = define_op(
     "max_pool2d_gather", ["input", "indices"], infer=_gather_infer,
-    attrs=[Attr("input_size", "ints")] + _WINDOW, traits=OPAQUE,
+    attrs=[Attr("input_size", "ints")] + WINDOW_ATTRS, traits=OPAQUE,
     doc="input[n, c, indices[n, c, y, x]] per output position: the adjoint of "
         "max_pool2d_grad (the window attrs are its grad's).")
 
 
 def _avg_pool_infer(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                    divisor_override):
+                    divisor_override, dims=2):
     if divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    shape = _pool_infer_shape(input, kernel_size, stride, padding, (1, 1), ceil_mode)
+    shape = _pool_infer_shape(input, kernel_size, stride, padding, (1,) * dims, ceil_mode,
+                              dims)
     return shape, input.dtype
 
 
-_AVG = [Attr("kernel_size", "ints"), Attr("stride", "ints"), Attr("padding", "ints"),
+AVG_ATTRS = [Attr("kernel_size", "ints"), Attr("stride", "ints"), Attr("padding", "ints"),
         Attr("ceil_mode", "bool", False), Attr("count_include_pad", "bool", True),
         Attr("divisor_override", "int", None, optional=True)]
 
 AVG_POOL2D = define_op(
-    "avg_pool2d", ["input"], infer=_avg_pool_infer, attrs=_AVG, traits=OPAQUE,
+    "avg_pool2d", ["input"], infer=_avg_pool_infer, attrs=AVG_ATTRS, traits=OPAQUE,
     doc="Mean over each window: sum / divisor_override, or / the window's size within the "
         "padded input (count_include_pad) or within the input.")
 AVG_POOL2D_GRAD = define_op(
     "avg_pool2d_grad", ["grad_out"], infer=_pool_grad_infer,
-    attrs=[Attr("input_size", "ints")] + _AVG, traits=OPAQUE,
+    attrs=[Attr("input_size", "ints")] + AVG_ATTRS, traits=OPAQUE,
     doc="The adjoint of avg_pool2d: grad_out / divisor spread over each window.")
 
 
-def _adaptive_infer(input, output_size):
-    if input.ndim != 4:
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+def _adaptive_infer(input, output_size, dims=2):
+    fn = f"adaptive_avg_pool{dims}d"
+    if input.ndim != dims + 2:
+        raise RuntimeError(f"{fn}(): Expected {dims + 1}D or {dims + 2}D tensor, but got "
                            f"{list(input.shape)}")
     infer.check_dtype(input, dtypes.FLOATS)
-    for d in (1, 2, 3):
+    for d in range(1, dims + 2):
         if input.shape[d] == 0:
-            raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size "
-                               f"for non-batch dimensions, but input has sizes "
-                               f"{list(input.shape)} with dimension {d} being empty")
-    if len(output_size) != 2 or min(output_size) < 0:
-        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater "
-                           f"than or equal to 0 but received {list(output_size)}")
+            raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {d} being empty")
+    if len(output_size) != dims or min(output_size) < 0:
+        raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal "
+                           f"to 0 but received {list(output_size)}")
     return tuple(input.shape)[:2] + tuple(output_size), input.dtype
 
 
@@ -378,24 +401,27 @@ ADAPTIVE_AVG_POOL2D_GRAD = define_op(
     doc="The adjoint of adaptive_avg_pool2d: each grad spread evenly over its window.")
 
 
-def _pool_pair(fn, name, value, omit=False):
-    """kernel_size/stride/padding/dilation as a pair; stride None or [] means kernel_size."""
+def _pool_pair(fn, name, value, omit=False, dims=2):
+    """kernel_size/stride/padding/dilation as ``dims`` ints; stride None or [] means
+    kernel_size."""
     if omit and (value is None or (isinstance(value, (tuple, list)) and not value)):
         return None
     try:
-        return _pair(fn, name, value)
+        return _pair(fn, name, value, dims)
     except RuntimeError:
         how = "either be omitted, a single int," if omit else "either be a single int,"
-        raise RuntimeError(f"{fn}: {name} must {how} or a tuple of two ints, got "
+        count = "two" if dims == 2 else "three"
+        raise RuntimeError(f"{fn}: {name} must {how} or a tuple of {count} ints, got "
                            f"{value!r}") from None
 
 
-def _window_attrs(fn, kernel_size, stride, padding, dilation=1):
-    kernel_size = _pool_pair(fn, "kernel_size", kernel_size)
+def window_attrs(fn, kernel_size, stride, padding, dilation=1, dims=2):
+    """A pooling op's window attrs from the public arguments."""
+    kernel_size = _pool_pair(fn, "kernel_size", kernel_size, dims=dims)
     return {"kernel_size": kernel_size,
-            "stride": _pool_pair(fn, "stride", stride, omit=True) or kernel_size,
-            "padding": _pool_pair(fn, "padding", padding),
-            "dilation": _pool_pair(fn, "dilation", dilation)}
+            "stride": _pool_pair(fn, "stride", stride, omit=True, dims=dims) or kernel_size,
+            "padding": _pool_pair(fn, "padding", padding, dims=dims),
+            "dilation": _pool_pair(fn, "dilation", dilation, dims=dims)}
 
 
 _POOL_NDIM = "non-empty 3D or 4D (batch mode) tensor expected for input"
@@ -416,7 +442,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     [[[[5.0, 7.0], [13.0, 15.0]]]]
     """
     input, squeeze = _batched("max_pool2d", input, 4, _POOL_NDIM)
-    attrs = _window_attrs("max_pool2d", kernel_size, stride, padding, dilation)
+    attrs = window_attrs("max_pool2d", kernel_size, stride, padding, dilation)
     attrs["ceil_mode"] = ceil_mode
     out, indices = apply(MAX_POOL2D, (input,), attrs)
     if return_indices:
@@ -439,7 +465,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     [[[[2.5, 4.5], [10.5, 12.5]]]]
     """
     input, squeeze = _batched("avg_pool2d", input, 4, _POOL_NDIM)
-    attrs = _window_attrs("avg_pool2d", kernel_size, stride, padding)
+    attrs = window_attrs("avg_pool2d", kernel_size, stride, padding)
     del attrs["dilation"]
     attrs.update(ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                  divisor_override=divisor_override)
@@ -458,17 +484,32 @@ def adaptive_avg_pool2d(input, output_size):
     >>> minflow.nn.functional.adaptive_avg_pool2d(x, 1).tolist()
     [[[[7.5]]]]
     """
-    input, squeeze = _batched("adaptive_avg_pool2d", input, 4,
-                              "adaptive_avg_pool2d(): Expected 3D or 4D tensor")
+    return adaptive_avg(ADAPTIVE_AVG_POOL2D, input, output_size, 2)
+
+
+def adaptive_output_size(fn, input, output_size, dims):
+    """output_size (an int, or ``dims`` entries of int or None) as ``dims`` ints, None
+    keeping the (batched) input's size."""
+    size = (output_size,) * dims if not isinstance(output_size, (tuple, list)) else output_size
+    if len(size) != dims:
+        raise RuntimeError(f"{fn}: output_size must be {dims} ints (or None), got "
+                           f"{output_size!r}")
+    if not all(s is None or (isinstance(s, int) and not isinstance(s, bool)) for s in size):
+        raise TypeError(f"{fn}: expected output_size to be an int or a "
+                        f"{'pair' if dims == 2 else 'triple'} of ints or None, got "
+                        f"{output_size!r}")
+    return tuple(input.shape[2 + i] if s is None else s for i, s in enumerate(size))
+
+
+def adaptive_avg(op, input, output_size, dims):
+    """adaptive_avg_pool2d / 3d (``op``) over a batched or unbatched input."""
+    fn = op.name
+    input, squeeze = _batched(fn, input, dims + 2,
+                              f"{fn}(): Expected {dims + 1}D or {dims + 2}D tensor")
     if 0 in tuple(input.shape)[1:]:     # torch numbers the dims of the input as given
         dim = tuple(input.shape).index(0, 1) - squeeze
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for "
-                           f"non-batch dimensions, but input has sizes "
-                           f"{list(input.shape)[squeeze:]} with dimension {dim} being empty")
-    size = (output_size,) * 2 if not isinstance(output_size, (tuple, list)) else output_size
-    if len(size) != 2 or not all(s is None or (isinstance(s, int) and not isinstance(s, bool))
-                                 for s in size):
-        raise TypeError(f"adaptive_avg_pool2d: expected output_size to be an int or a pair "
-                        f"of ints or None, got {output_size!r}")
-    size = tuple(input.shape[2 + i] if s is None else s for i, s in enumerate(size))
-    return _unbatched(apply(ADAPTIVE_AVG_POOL2D, (input,), {"output_size": size}), squeeze)
+        raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch "
+                           f"dimensions, but input has sizes {list(input.shape)[squeeze:]} "
+                           f"with dimension {dim} being empty")
+    size = adaptive_output_size(fn, input, output_size, dims)
+    return _unbatched(apply(op, (input,), {"output_size": size}), squeeze)

@@ -3,16 +3,20 @@
 
 conv_transpose2d(x, W) is the input gradient of conv2d with weight W evaluated at x, so it
 is a composite of the conv2d_grad_input op (kernel, grad function and double backward
-included). conv_transpose1d is conv_transpose2d over a height of 1.
+included); conv_transpose3d likewise of conv3d_grad_input. conv_transpose1d is
+conv_transpose2d over a height of 1.
 """
 from ..core.dispatch import apply
 from ..core.functional import public
 from ..core.namespace import F
 from ..core.tensor import Tensor
 from .conv import CONV2D_GRAD_INPUT, _batched, _pair, _unbatched
+from .conv3d import CONV3D_GRAD_INPUT
 from .join import pad
 
-__all__ = ["conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
+
+_GRAD_INPUT = {2: CONV2D_GRAD_INPUT, 3: CONV3D_GRAD_INPUT}
 
 
 def _check_weight(fn, input, weight, groups, dims):
@@ -55,37 +59,39 @@ def _check_output_padding(fn, output_padding, stride, dilation):
 
 
 def _transposed(fn, input, weight, bias, stride, padding, output_padding, groups, dilation):
-    """The batched 4-D case. The full transposed conv has (H - 1) s + d (k - 1) + 1 rows;
-    the output is its rows [p, p + H_out): conv2d_grad_input crops the padding at both
-    ends, so it gives the output directly when output_padding < stride (then H_out still
-    maps back to H). Otherwise it crops the top only, and the end is cut or zero-padded
-    (rows past the full result get no contribution)."""
-    _check_weight(fn, input, weight, groups, 2)
+    """The batched case over len(stride) spatial dims. The full transposed conv has
+    (H - 1) s + d (k - 1) + 1 rows; the output is its rows [p, p + H_out):
+    conv_grad_input crops the padding at both ends, so it gives the output directly when
+    output_padding < stride (then H_out still maps back to H). Otherwise it crops the
+    start only, and the end is cut or zero-padded (rows past the full result get no
+    contribution)."""
+    dims = len(stride)
+    _check_weight(fn, input, weight, groups, dims)
     _check_output_padding(fn, output_padding, stride, dilation)
     full, size = [], []
-    for i in (0, 1):
+    for i in range(dims):
         full.append((input.shape[2 + i] - 1) * stride[i] + dilation[i] * (weight.shape[2 + i]
                                                                           - 1) + 1)
         size.append(full[i] - 2 * padding[i] + output_padding[i])
-        if size[i] <= 0:
-            raise RuntimeError(f"{fn}: Given input size per channel: {list(input.shape[2:])}, "
-                               f"the calculated output size {size} is too small (padding "
-                               f"{list(padding)}, output_padding {list(output_padding)})")
+    if min(size) <= 0:
+        raise RuntimeError(f"{fn}: Given input size per channel: {list(input.shape[2:])}, "
+                           f"the calculated output size {size} is too small (padding "
+                           f"{list(padding)}, output_padding {list(output_padding)})")
     direct = all(o < s for o, s in zip(output_padding, stride))
-    ends = padding if direct else (0, 0)
+    ends = padding if direct else (0,) * dims
     attrs = {"stride": stride, "dilation": dilation, "groups": groups,
-             "padding": (padding[0], ends[0], padding[1], ends[1]),
-             "input_size": tuple(size) if direct else (full[0] - padding[0],
-                                                       full[1] - padding[1])}
-    out = apply(CONV2D_GRAD_INPUT, (input, weight), attrs)
+             "padding": tuple(p for pair in zip(padding, ends) for p in pair),
+             "input_size": tuple(size) if direct else tuple(f - p for f, p in
+                                                            zip(full, padding))}
+    out = apply(_GRAD_INPUT[dims], (input, weight), attrs)
     if not direct:      # rows [0, size) of out, zero past its end
-        grow = [size[i] - out.shape[2 + i] for i in (0, 1)]
-        out = pad(out, (0, grow[1], 0, grow[0]))
+        grow = [size[i] - out.shape[2 + i] for i in range(dims)]
+        out = pad(out, tuple(p for g in reversed(grow) for p in (0, g)))
     if bias is not None:
         if tuple(bias.shape) != (out.shape[1],):
             raise RuntimeError(f"{fn}: expected bias of shape [{out.shape[1]}] (one per output "
                                f"channel), got {list(bias.shape)}")
-        out = F.add(out, F.reshape(bias, (1, -1, 1, 1)))
+        out = F.add(out, F.reshape(bias, (1, -1) + (1,) * dims))
     return out
 
 
@@ -138,3 +144,28 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     out = _transposed(fn, F.unsqueeze(input, 2), F.unsqueeze(weight, 2), bias, pairs[0],
                       pairs[1], pairs[2], groups, pairs[3])
     return _unbatched(F.squeeze(out, 2), squeeze)
+
+
+@public
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+    groups=1, dilation=1) -> Tensor
+
+    The adjoint of conv3d over (N, C_in, D, H, W) or unbatched input with
+    (C_in, C_out / groups, kD, kH, kW) weight: each input voxel adds weight * x to the
+    output window at (z sD - pD, y sH - pH, x sW - pW); D_out = (D - 1) sD - 2 pD +
+    dD (kD - 1) + output_padding + 1, and so for H and W.
+
+    >>> x, w = minflow.ones(1, 1, 2, 2, 2), minflow.ones(1, 1, 2, 2, 2)
+    >>> minflow.nn.functional.conv_transpose3d(x, w, stride=2).shape
+    minflow.Size([1, 1, 4, 4, 4])
+    """
+    fn = "conv_transpose3d"
+    input, squeeze = _batched(fn, input, 5)
+    stride, padding = _pair(fn, "stride", stride, 3), _pair(fn, "padding", padding, 3)
+    dilation = _pair(fn, "dilation", dilation, 3)
+    _check_args(fn, input, weight, stride, padding, dilation)
+    out = _transposed(fn, input, weight, bias, stride, padding,
+                      _pair(fn, "output_padding", output_padding, 3), groups, dilation)
+    return _unbatched(out, squeeze)

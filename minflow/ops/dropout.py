@@ -1,17 +1,18 @@
 """More dropouts, with PyTorch's signatures (minflow.nn.functional takes ``__all__``):
-dropout1d (whole channels of 1-D signals) and the alpha dropouts that keep SELU's zero
-mean and unit variance. Composites: a mask drawn from the default generator (so
-``minflow.manual_seed`` makes them reproducible), then arithmetic. dropout and dropout2d
-are in ops/nn.py.
+dropout1d and dropout3d (whole channels of 1-D signals and of volumes) and the alpha
+dropouts that keep SELU's zero mean and unit variance. Composites: a mask drawn from the
+default generator (so ``minflow.manual_seed`` makes them reproducible), then arithmetic.
+dropout and dropout2d are in ops/nn.py.
 """
 import math
+import warnings
 
 from ..core.functional import public
 from ..core.inplace import inplace as _inplace
 from ..core.namespace import F
 from .nn import dropout_scale
 
-__all__ = ["dropout1d", "alpha_dropout", "feature_alpha_dropout"]
+__all__ = ["dropout1d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 
 # -SELU_SCALE * SELU_ALPHA: the value SELU saturates to, where alpha dropout sets inputs
 ALPHA = 1.7580993408473766
@@ -53,6 +54,29 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     if inplace:
         return _inplace(dropout1d, "dropout1d", input, p)
     noise = (input.shape[0], 1) if input.ndim == 2 else _channel_noise(input)
+    return F.mul(input, F.mul(_keep(input, noise, p), dropout_scale(p)))
+
+
+@public
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """dropout3d(input, p=0.5, training=True, inplace=False) -> Tensor
+
+    Zero whole channels of an (N, C, D, H, W) or unbatched (C, D, H, W) input with
+    probability ``p``, scaling the rest by 1 / (1 - p); the identity when not training.
+
+    >>> minflow.nn.functional.dropout3d(minflow.ones(2, 3, 2, 2, 2), 0.5).shape
+    minflow.Size([2, 3, 2, 2, 2])
+    """
+    _check_p("dropout3d", p)
+    if input.ndim not in (4, 5):
+        warnings.warn(f"dropout3d: received a {input.ndim}-D input; dropout3d drops channels "
+                      f"of 4-D (unbatched) or 5-D inputs (use dropout instead)", stacklevel=2)
+    if not training or p == 0:
+        return input
+    if inplace:
+        return _inplace(dropout3d, "dropout3d", input, p)
+    noise = (input.shape[0],) + (1,) * (input.ndim - 1) if input.ndim == 4 else \
+        _channel_noise(input)
     return F.mul(input, F.mul(_keep(input, noise, p), dropout_scale(p)))
 
 

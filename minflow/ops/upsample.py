@@ -3,7 +3,7 @@
 A composite: each spatial dim is resampled in turn by index_select at source indices
 computed on the host from the sizes alone (never from data), and, for the linear modes,
 a weighted sum of the two neighbours. Grads come from index_select's (a scatter-add).
-'area' is adaptive_avg_pool2d.
+'area' is adaptive_avg_pool2d (or 3d for 5-D input).
 """
 import math
 
@@ -16,8 +16,8 @@ from ..core.tensor import Tensor
 
 __all__ = ["interpolate", "upsample"]
 
-_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "area")
-_LINEAR = {"linear": 3, "bilinear": 4}
+_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "area")
+_LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
 def _per_dim(name, value, dims, cast):
@@ -99,9 +99,10 @@ def _check(input, mode, align_corners, antialias):
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
     expected = _LINEAR.get(mode)
-    if input.ndim not in (3, 4) or (expected and input.ndim != expected):
+    if input.ndim not in (3, 4, 5) or (expected and input.ndim != expected):
         raise NotImplementedError(f"interpolate: got {input.ndim}D input with mode {mode!r}; "
-                                  f"expected {expected or '3D or 4D'} (N, C, ...) input")
+                                  f"expected {f'{expected}D' if expected else '3D, 4D or 5D'} "
+                                  f"(N, C, ...) input")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"interpolate: expected a floating point input, got "
                            f"{input.dtype.name}")
@@ -113,11 +114,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
     recompute_scale_factor=None, antialias=False) -> Tensor
 
-    Resamples the spatial dims of (N, C, L) or (N, C, H, W) input to ``size``, or to
-    floor(in * scale_factor). nearest: out[i] = x[min(floor(i * s), in - 1)], s = in / out
-    (or 1 / scale_factor); nearest-exact rounds (i + 0.5) * s; linear / bilinear weigh the
-    two neighbours of the source position s * (i + 0.5) - 0.5 (align_corners=False) or
-    i * (in - 1) / (out - 1); area averages (adaptive_avg_pool2d).
+    Resamples the spatial dims of (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to
+    ``size``, or to floor(in * scale_factor). nearest: out[i] = x[min(floor(i * s),
+    in - 1)], s = in / out (or 1 / scale_factor); nearest-exact rounds (i + 0.5) * s;
+    linear / bilinear / trilinear weigh the two neighbours of the source position
+    s * (i + 0.5) - 0.5 (align_corners=False) or i * (in - 1) / (out - 1), dim by dim; area averages (adaptive_avg_pool2d / 3d).
 
     >>> x = minflow.tensor([[[[1.0, 2.0]]]])
     >>> minflow.nn.functional.interpolate(x, scale_factor=2).tolist()
@@ -133,7 +134,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if input.ndim == 3:
             pooled = F.adaptive_avg_pool2d(F.unsqueeze(input, 2), (1, out_size[0]))
             return F.squeeze(pooled, 2)
-        return F.adaptive_avg_pool2d(input, out_size)
+        pool = F.adaptive_avg_pool2d if input.ndim == 4 else F.adaptive_avg_pool3d
+        return pool(input, out_size)
     device, x = input.device, input
     real = np.float64 if input.dtype is dtypes.float64 else np.float32
     # the last dim first: the sums then nest as torch's, h0 (w0 x00 + w1 x01) + h1 (...)

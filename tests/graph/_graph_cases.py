@@ -612,3 +612,67 @@ CASES.update({    # igamma / igammac: differentiable in other only; a broadcast 
         lambda x: minflow.special.gammaincc(minflow.tensor([[0.5, 1.5, 2.0, 3.0]], dtype=F64), x),
         [Leaf(3, 4, **POS)]),
 })
+
+# 3-D convolution and pooling ops, and the 3-D, unpooling and spatial sampling composites
+CONV3 = dict(stride=(1, 2, 1), padding=(1, 0, 0, 1, 1, 1), dilation=(1, 1, 2), groups=1)
+POOL3 = dict(kernel_size=(2, 2, 2), stride=(2, 1, 2), padding=(1, 0, 0))
+CASES.update({
+    "conv3d": (lambda x, w, b: nnF.conv3d(x, w, b, stride=(1, 2, 1), padding=1),
+               [Leaf(2, 3, 4, 5, 4), Leaf(4, 3, 3, 2, 3), Leaf(4)]),
+    "conv3d/groups": (lambda x, w: nnF.conv3d(x, w, groups=2, dilation=(1, 2, 1)),
+                      [Leaf(1, 4, 3, 5, 4), Leaf(2, 2, 2, 2, 2)]),
+    "conv3d_grad_input": (lambda g, w: op("conv3d_grad_input", g, w, input_size=(4, 5, 4),
+                                          **CONV3), [Leaf(2, 4, 3, 3, 4), Leaf(4, 3, 3, 2, 2)]),
+    "conv3d_grad_weight": (lambda g, x: op("conv3d_grad_weight", g, x, kernel_size=(3, 2, 2),
+                                           **CONV3),
+                           [Leaf(2, 4, 3, 3, 4), Leaf(2, 3, 4, 5, 4)]),
+    "max_pool3d": (lambda x: nnF.max_pool3d(x, 2, stride=1, padding=1), [Leaf(2, 3, 3, 4, 3)]),
+    "max_pool3d_gather": (
+        lambda x: op("max_pool3d_gather", x, op("max_pool3d", x.detach(), dilation=(1, 1, 1),
+                                                 **POOL3)[1], input_size=(3, 4, 4),
+                     dilation=(1, 1, 1), **POOL3), [Leaf(2, 3, 3, 4, 4)]),
+    "max_pool3d_grad": (
+        lambda g, x: op("max_pool3d_grad", g, op("max_pool3d", x, dilation=(1, 1, 1),
+                                                 **POOL3)[1],
+                        input_size=(3, 4, 4), dilation=(1, 1, 1), **POOL3),
+        [Leaf(2, 3, 2, 3, 2), Leaf(2, 3, 3, 4, 4)]),
+    "avg_pool3d": (lambda x: nnF.avg_pool3d(x, 2, padding=1, count_include_pad=False),
+                   [Leaf(2, 3, 3, 4, 3)]),
+    "avg_pool3d_grad": (lambda g: op("avg_pool3d_grad", g, input_size=(3, 4, 4), **POOL3),
+                        [Leaf(2, 3, 2, 3, 2)]),
+    "adaptive_avg_pool3d": (lambda x: nnF.adaptive_avg_pool3d(x, (2, 3, 2)),
+                            [Leaf(2, 3, 3, 5, 4)]),
+    "adaptive_avg_pool3d_grad": (lambda g: op("adaptive_avg_pool3d_grad", g,
+                                              input_size=(3, 5, 4)), [Leaf(2, 3, 2, 3, 2)]),
+})
+CASES.update({
+    "composite/conv_transpose3d": (
+        lambda x, w, b: nnF.conv_transpose3d(x, w, b, stride=2, padding=1,
+                                             output_padding=(1, 0, 1)),
+        [Leaf(2, 3, 3, 2, 3), Leaf(3, 2, 3, 2, 3), Leaf(2)]),
+    "composite/adaptive_max_pool3d": (lambda x: nnF.adaptive_max_pool3d(x, (2, 3, 2)),
+                                      [Leaf(2, 3, 3, 5, 4)]),
+    "composite/lp_pool3d": (lambda x: nnF.lp_pool3d(x, 2.0, 2), [Leaf(2, 3, 2, 4, 4, **POS)]),
+    "composite/max_unpool": (
+        lambda x: nnF.max_unpool3d(*nnF.max_pool3d(x, 2, return_indices=True), 2,
+                                   output_size=(4, 5, 4))
+        + nnF.max_unpool2d(*nnF.max_pool2d(x[:, :, 0], 2, return_indices=True), 2,
+                           output_size=(5, 4)).unsqueeze(2),
+        [Leaf(2, 3, 4, 5, 4)]),
+    "composite/grid_sample": (
+        lambda x, g: (nnF.grid_sample(x, g, align_corners=False),
+                      nnF.grid_sample(x, g, "bicubic", "reflection", align_corners=True),
+                      nnF.grid_sample(x, g, "nearest", "border", align_corners=False)),
+        [Leaf(2, 3, 4, 5), Leaf(2, 3, 2, 2, low=-1.2, high=1.2)]),
+    "composite/grid_sample_5d": (
+        lambda x, g: nnF.grid_sample(x, g, padding_mode="border", align_corners=False),
+        [Leaf(1, 2, 3, 4, 3), Leaf(1, 2, 2, 3, 3, low=-1.2, high=1.2)]),
+    "composite/affine_grid": (
+        lambda t, u: (nnF.affine_grid(t, (2, 3, 4, 5), align_corners=False),
+                      nnF.affine_grid(u, (2, 1, 2, 3, 2), align_corners=True)),
+        [Leaf(2, 2, 3), Leaf(2, 3, 4)]),
+    "composite/interpolate_trilinear": (
+        lambda x: nnF.interpolate(x, scale_factor=(1.5, 2, 0.7), mode="trilinear"),
+        [Leaf(1, 2, 3, 3, 4)]),
+    "composite/dropout3d": (lambda x: nnF.dropout3d(x, 0.5), [Leaf(2, 6, 2, 3, 2)]),
+})

@@ -1,6 +1,7 @@
 """The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py,
 test_nn_layers.py, test_loss_more.py, test_special.py, test_unary_math.py,
-test_binary_math.py, test_scan_reduce.py and test_gamma.py, run through
+test_binary_math.py, test_scan_reduce.py, test_gamma.py, test_conv3d.py and
+test_grid_sample.py, run through
 minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
 and device, undeclared dtypes, non-contiguous inputs, meta, gradcheck and double backward,
 eager vs graph gradients, in-place and out= variants)."""
@@ -20,6 +21,8 @@ from test_unary_math import UNARY as UNARY_MATH
 from test_binary_math import BINARY as BINARY_MATH, sample as sample_math
 from test_scan_reduce import REDUCTIONS, SCANS, with_nans
 from test_gamma import TABLE as GAMMA, needs_scipy
+from test_conv3d import REFERENCES as CONV3D_REFERENCES
+from test_grid_sample import REFERENCES as SAMPLING_REFERENCES
 
 # composites, and public functions that are not their op's own (no kernels to declare
 # dtypes from): forward runs in the float dtypes only
@@ -156,3 +159,15 @@ def test_gamma_table(name, device):
     check_op(fn, _unary_samples(sampler), lambda x: ref(x.astype(np.float64)).astype(x.dtype),
              dtypes=FLOATS, devices=[device], tol={**TOL, "float16": (1e-2, 1e-2)},
              op=name if name != "mvlgamma" else None)
+
+
+# the 3-D convolution and pooling ops and the unpooling / spatial sampling composites;
+# references in float64 (float16 sums over windows of 8-36 values lose too much)
+ND3_REFERENCES = {**CONV3D_REFERENCES, **SAMPLING_REFERENCES}
+
+
+@pytest.mark.parametrize("name", sorted(ND3_REFERENCES))
+def test_nd3_table(name, device):
+    fn, ref, inputs = ND3_REFERENCES[name]
+    check_op(fn, [Sample(*inputs)], ref, dtypes=["float32", "float64"], devices=[device],
+             tol={"float32": (1e-4, 1e-5), "float64": (1e-9, 1e-12)}, check_dtype=False)

@@ -2,16 +2,20 @@
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .linear import Identity, Linear, Bilinear
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .pooling import (MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, MaxPool1d,
-                      AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, LPPool1d, LPPool2d)
-from .batchnorm import BatchNorm1d, BatchNorm2d
+                      AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, LPPool1d, LPPool2d,
+                      MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d, LPPool3d,
+                      MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .normalization import (LayerNorm, RMSNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d,
-                            LocalResponseNorm)
+                            InstanceNorm3d, LocalResponseNorm)
 from .padding import (ConstantPad1d, ConstantPad2d, ZeroPad1d, ZeroPad2d, ReflectionPad1d,
                       ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, CircularPad1d,
-                      CircularPad2d)
-from .dropout import Dropout, Dropout1d, Dropout2d, AlphaDropout, FeatureAlphaDropout
+                      CircularPad2d, ConstantPad3d, ZeroPad3d, ReflectionPad3d,
+                      ReplicationPad3d, CircularPad3d)
+from .dropout import (Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout,
+                      FeatureAlphaDropout)
 from .sparse import Embedding, EmbeddingBag
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .flatten import Flatten, Unflatten
@@ -62,4 +66,8 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "LPPool1d", "LPPool2d", "Dropout1d", "AlphaDropout", "FeatureAlphaDropout",
            "TripletMarginWithDistanceLoss", "EmbeddingBag", "NLLLoss2d",
            "AdaptiveLogSoftmaxWithLoss", "LazyModuleMixin", "LazyLinear", "LazyConv1d",
-           "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d"]
+           "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "Conv3d", "ConvTranspose3d", "MaxPool3d",
+           "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool1d",
+           "MaxUnpool2d", "MaxUnpool3d", "BatchNorm3d", "InstanceNorm3d", "ConstantPad3d",
+           "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d", "Dropout3d"]

@@ -1,4 +1,4 @@
-"""BatchNorm1d and BatchNorm2d: per-channel normalisation with running statistics."""
+"""BatchNorm1d, BatchNorm2d and BatchNorm3d: per-channel normalisation with running statistics."""
 from ...core import dtype as dtypes
 from ...core.grad_mode import no_grad
 from ...core.namespace import F
@@ -6,7 +6,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 def affine_parameters(module, shape, affine, bias, kw):
@@ -39,7 +39,7 @@ def running_stats(module, num_features, track, kw):
 
 
 class _BatchNorm(Module):
-    """Shared by BatchNorm1d/2d; subclasses set ``_input_dims`` and ``_dims_text``."""
+    """Shared by BatchNorm1d/2d/3d; subclasses set ``_input_dims`` and ``_dims_text``."""
 
     _version = 2
     _input_dims, _dims_text = (), ""
@@ -119,3 +119,16 @@ class BatchNorm2d(_BatchNorm):
     """
 
     _input_dims, _dims_text = (4,), "4D"
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over the C dim of an (N, C, D, H, W) input (see BatchNorm1d).
+
+    >>> bn = minflow.nn.BatchNorm3d(3)
+    >>> bn
+    BatchNorm3d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    >>> bn(minflow.randn(2, 3, 2, 4, 4)).shape
+    minflow.Size([2, 3, 2, 4, 4])
+    """
+
+    _input_dims, _dims_text = (5,), "5D"

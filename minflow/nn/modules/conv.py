@@ -1,5 +1,5 @@
-"""Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d: (transposed) cross-correlation
-with learnable filters (PyTorch's arguments)."""
+"""Conv1d/2d/3d and ConvTranspose1d/2d/3d: (transposed) cross-correlation with learnable
+filters (PyTorch's arguments)."""
 import math
 
 from ...core.namespace import F
@@ -9,7 +9,8 @@ from ..parameter import Parameter
 from .linear import uniform_bias_
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -152,9 +153,32 @@ class Conv2d(_ConvNd):
         return self._conv_forward(F.conv2d, input)
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over an (N, C_in, D, H, W) input: weight (C_out, C_in / groups, kD,
+    kH, kW), initialised as PyTorch's.
+
+    >>> conv = minflow.nn.Conv3d(2, 4, 3, padding=1)
+    >>> conv
+    Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+    >>> conv(minflow.ones(1, 2, 4, 4, 4)).shape
+    minflow.Size([1, 4, 4, 4, 4])
+    """
+
+    _dims = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input):
+        return self._conv_forward(F.conv3d, input)
+
+
 class _ConvTransposeNd(_ConvNd):
-    """The shared part of ConvTranspose1d / ConvTranspose2d: output_padding, and an
-    ``output_size`` argument to forward that picks it."""
+    """The shared part of ConvTranspose1d/2d/3d: output_padding, and an ``output_size``
+    argument to forward that picks it."""
 
     _transposed = True
 
@@ -176,7 +200,7 @@ class _ConvTransposeNd(_ConvNd):
         output_padding = self.output_padding
         if output_size is not None:
             output_padding = self._output_padding(input, output_size)
-        function = F.conv_transpose1d if self._dims == 1 else F.conv_transpose2d
+        function = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._dims - 1]
         return function(input, self.weight, self.bias, self.stride, self.padding,
                         output_padding, self.groups, self.dilation)
 
@@ -225,3 +249,17 @@ class ConvTranspose2d(_ConvTransposeNd):
     """
 
     _dims = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution (the adjoint of Conv3d) over an (N, C_in, D, H, W)
+    input: weight (C_in, C_out / groups, kD, kH, kW), initialised as PyTorch's.
+
+    >>> up = minflow.nn.ConvTranspose3d(4, 2, 2, stride=2)
+    >>> up
+    ConvTranspose3d(4, 2, kernel_size=(2, 2, 2), stride=(2, 2, 2))
+    >>> up(minflow.ones(1, 4, 3, 3, 3)).shape
+    minflow.Size([1, 2, 6, 6, 6])
+    """
+
+    _dims = 3

@@ -1,9 +1,10 @@
-"""Dropout, Dropout1d, Dropout2d and the alpha dropouts: random zeroing (or SELU's
+"""Dropout, Dropout1d/2d/3d and the alpha dropouts: random zeroing (or SELU's
 saturation value) while training, the identity in eval mode."""
 from ...core.namespace import F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -53,6 +54,20 @@ class Dropout1d(_DropoutNd):
 
     def forward(self, input):
         return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Zero whole channels of an (N, C, D, H, W) or (C, D, H, W) input with probability
+    ``p`` while training.
+
+    >>> minflow.nn.Dropout3d(0.2)
+    Dropout3d(p=0.2, inplace=False)
+    >>> minflow.nn.Dropout3d(0.2)(minflow.ones(2, 3, 2, 4, 4)).shape
+    minflow.Size([2, 3, 2, 4, 4])
+    """
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
 class AlphaDropout(_DropoutNd):

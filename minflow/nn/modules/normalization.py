@@ -8,7 +8,7 @@ from .batchnorm import affine_parameters, reset_affine, running_stats
 from .module import Module
 
 __all__ = ["LayerNorm", "RMSNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
-           "LocalResponseNorm"]
+           "InstanceNorm3d", "LocalResponseNorm"]
 
 
 class LayerNorm(Module):
@@ -114,7 +114,7 @@ class GroupNorm(Module):
 
 
 class _InstanceNorm(Module):
-    """The shared part of InstanceNorm1d / InstanceNorm2d: statistics per sample and
+    """The shared part of InstanceNorm1d/2d/3d: statistics per sample and
     channel over the positions; optional affine weight and bias, and running statistics
     (used in eval mode) with ``track_running_stats``."""
 
@@ -169,6 +169,17 @@ class InstanceNorm2d(_InstanceNorm):
     """
 
     _dims = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization of an (N, C, D, H, W) or (C, D, H, W) input, per sample and
+    channel.
+
+    >>> minflow.nn.InstanceNorm3d(3)(minflow.randn(2, 3, 2, 4, 4)).shape
+    minflow.Size([2, 3, 2, 4, 4])
+    """
+
+    _dims = 3
 
 
 class LocalResponseNorm(Module):

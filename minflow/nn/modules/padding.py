@@ -1,12 +1,13 @@
-"""Padding layers around F.pad: ConstantPad1d/2d and ZeroPad1d/2d, and the edge modes
-ReflectionPad1d/2d, ReplicationPad1d/2d and CircularPad1d/2d."""
+"""Padding layers around F.pad: ConstantPad1d/2d/3d and ZeroPad1d/2d/3d, and the edge
+modes ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d and CircularPad1d/2d/3d."""
 from ...ops.join import pad
 from .conv import _ntuple
 from .module import Module
 
 __all__ = ["ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "ReflectionPad1d",
            "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
-           "CircularPad2d"]
+           "CircularPad2d", "ConstantPad3d", "ZeroPad3d", "ReflectionPad3d",
+           "ReplicationPad3d", "CircularPad3d"]
 
 
 class _ConstantPadNd(Module):
@@ -44,6 +45,17 @@ class ConstantPad2d(_ConstantPadNd):
     _count = 4
 
 
+class ConstantPad3d(_ConstantPadNd):
+    """Pad the last three dims with ``value``: padding an int or (left, right, top,
+    bottom, front, back).
+
+    >>> minflow.nn.ConstantPad3d((1, 0, 0, 0, 0, 1), 2.0)(minflow.zeros(1, 1, 1, 1)).tolist()
+    [[[[2.0, 0.0]], [[2.0, 2.0]]]]
+    """
+
+    _count = 6
+
+
 class ZeroPad1d(ConstantPad1d):
     """Pad the last dim with zeros: padding an int or (left, right).
 
@@ -63,6 +75,23 @@ class ZeroPad2d(ConstantPad2d):
 
     >>> minflow.nn.ZeroPad2d((1, 0, 0, 1))(minflow.ones(1, 1, 1)).tolist()
     [[[0.0, 1.0], [0.0, 0.0]]]
+    """
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ZeroPad3d(ConstantPad3d):
+    """Pad the last three dims with zeros: padding an int or (left, right, top, bottom,
+    front, back).
+
+    >>> minflow.nn.ZeroPad3d(1)
+    ZeroPad3d((1, 1, 1, 1, 1, 1))
+    >>> minflow.nn.ZeroPad3d(1)(minflow.ones(1, 1, 1, 1)).shape
+    minflow.Size([1, 3, 3, 3])
     """
 
     def __init__(self, padding):
@@ -145,3 +174,35 @@ class CircularPad2d(_EdgePadNd):
     """
 
     _count, _mode = 4, "circular"
+
+
+class ReflectionPad3d(_EdgePadNd):
+    """Pad the last three dims with their mirror images: (left, right, top, bottom, front,
+    back).
+
+    >>> minflow.nn.ReflectionPad3d(1)(minflow.ones(1, 2, 2, 2)).shape
+    minflow.Size([1, 4, 4, 4])
+    """
+
+    _count, _mode = 6, "reflect"
+
+
+class ReplicationPad3d(_EdgePadNd):
+    """Pad the last three dims by repeating their edge values: (left, right, top, bottom,
+    front, back).
+
+    >>> minflow.nn.ReplicationPad3d((1, 0, 0, 1, 2, 0))(minflow.ones(1, 2, 2, 2)).shape
+    minflow.Size([1, 4, 3, 3])
+    """
+
+    _count, _mode = 6, "replicate"
+
+
+class CircularPad3d(_EdgePadNd):
+    """Pad the last three dims by wrapping around: (left, right, top, bottom, front, back).
+
+    >>> minflow.nn.CircularPad3d(1)(minflow.ones(1, 2, 2, 2)).shape
+    minflow.Size([1, 4, 4, 4])
+    """
+
+    _count, _mode = 6, "circular"

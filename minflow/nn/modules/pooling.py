@@ -1,13 +1,16 @@
 """Pooling layers: MaxPool2d, AvgPool2d, AdaptiveAvgPool2d and AdaptiveMaxPool2d over
 (N, C, H, W) or (C, H, W) inputs; MaxPool1d, AvgPool1d, AdaptiveAvgPool1d and
-AdaptiveMaxPool1d over (N, C, L) or (C, L)."""
+AdaptiveMaxPool1d over (N, C, L) or (C, L); the 3-D pools over (N, C, D, H, W) or
+(C, D, H, W); LPPool1d/2d/3d; MaxUnpool1d/2d/3d."""
 from ...core.namespace import F
 from .. import functional as nnF
+from .conv import _ntuple
 from .module import Module
 
 __all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d",
            "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
-           "LPPool1d", "LPPool2d"]
+           "LPPool1d", "LPPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
+           "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
 
 
 class MaxPool2d(Module):
@@ -206,3 +209,125 @@ class LPPool2d(_LPPoolNd):
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
                            self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """(sum of x^p over each 3-D window)^(1/p), p = norm_type.
+
+    >>> minflow.nn.LPPool3d(1, 2)(minflow.ones(1, 1, 2, 2, 2)).tolist()
+    [[[[[8.0]]]]]
+    """
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class MaxPool3d(MaxPool2d):
+    """Max over each ``kernel_size`` (kD, kH, kW) window, moved by ``stride`` (default:
+    kernel_size).
+
+    >>> pool = minflow.nn.MaxPool3d(2)
+    >>> pool
+    MaxPool3d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    >>> pool(minflow.arange(8.0).reshape(1, 1, 2, 2, 2)).tolist()
+    [[[[[7.0]]]]]
+    """
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    """Mean over each ``kernel_size`` (kD, kH, kW) window, moved by ``stride`` (default:
+    kernel_size).
+
+    >>> minflow.nn.AvgPool3d(2)(minflow.arange(8.0).reshape(1, 1, 2, 2, 2)).tolist()
+    [[[[[3.5]]]]]
+    """
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Mean pooling to a fixed ``output_size`` (int, or (D, H, W) with None keeping that
+    dim).
+
+    >>> minflow.nn.AdaptiveAvgPool3d((1, 2, None))(minflow.ones(2, 3, 4, 5, 6)).shape
+    minflow.Size([2, 3, 1, 2, 6])
+    """
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    """Max pooling to a fixed ``output_size`` (int, or (D, H, W) with None keeping that
+    dim).
+
+    >>> minflow.nn.AdaptiveMaxPool3d(1)(minflow.arange(8.0).reshape(1, 1, 2, 2, 2)).tolist()
+    [[[[[7.0]]]]]
+    """
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _MaxUnpoolNd(Module):
+    """The shared part of MaxUnpool1d/2d/3d: kernel_size, stride (default kernel_size) and
+    padding as tuples, and forward(input, indices, output_size=None)."""
+
+    _dims = 0
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        name, n = type(self).__name__, self._dims
+        self.kernel_size = _ntuple(kernel_size, n, name, "kernel_size")
+        self.stride = _ntuple(stride if stride is not None else kernel_size, n, name, "stride")
+        self.padding = _ntuple(padding, n, name, "padding")
+
+    def forward(self, input, indices, output_size=None):
+        function = (nnF.max_unpool1d, nnF.max_unpool2d, nnF.max_unpool3d)[self._dims - 1]
+        return function(input, indices, self.kernel_size, self.stride, self.padding,
+                        output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool1d: values back at their indices, zeros elsewhere.
+
+    >>> pool, unpool = minflow.nn.MaxPool1d(2, return_indices=True), minflow.nn.MaxUnpool1d(2)
+    >>> unpool
+    MaxUnpool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    >>> unpool(*pool(minflow.tensor([[[1.0, 3.0, 2.0, 0.0]]]))).tolist()
+    [[[0.0, 3.0, 2.0, 0.0]]]
+    """
+
+    _dims = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool2d: values back at their indices, zeros elsewhere.
+
+    >>> pool, unpool = minflow.nn.MaxPool2d(2, return_indices=True), minflow.nn.MaxUnpool2d(2)
+    >>> unpool(*pool(minflow.tensor([[[[1.0, 2.0], [3.0, 4.0]]]]))).tolist()
+    [[[[0.0, 0.0], [0.0, 4.0]]]]
+    """
+
+    _dims = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool3d: values back at their indices, zeros elsewhere.
+
+    >>> pool, unpool = minflow.nn.MaxPool3d(2, return_indices=True), minflow.nn.MaxUnpool3d(2)
+    >>> unpool(*pool(minflow.arange(8.0).reshape(1, 1, 2, 2, 2))).shape
+    minflow.Size([1, 1, 2, 2, 2])
+    """
+
+    _dims = 3
