@@ -446,6 +446,13 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return _unbatched(apply(AVG_POOL2D, (input,), attrs), squeeze)
 
 
+def _check_output_dims(name, input, output_size):
+    """As torch's Python check: a sequence output_size needs more input dims than entries."""
+    if isinstance(output_size, (tuple, list)) and input.ndim <= len(output_size):
+        raise ValueError(f"{name}: Input dimension should be at least {len(output_size) + 1}, "
+                         f"got input of shape {list(input.shape)}")
+
+
 @public
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(input, output_size) -> Tensor
@@ -458,6 +465,7 @@ def adaptive_avg_pool2d(input, output_size):
     >>> minflow.nn.functional.adaptive_avg_pool2d(x, 1).tolist()
     [[[[7.5]]]]
     """
+    _check_output_dims("adaptive_avg_pool2d", input, output_size)
     input, squeeze = _batched("adaptive_avg_pool2d", input, 4,
                               "adaptive_avg_pool2d(): Expected 3D or 4D tensor")
     if 0 in tuple(input.shape)[1:]:     # torch numbers the dims of the input as given
@@ -466,8 +474,9 @@ def adaptive_avg_pool2d(input, output_size):
                            f"non-batch dimensions, but input has sizes "
                            f"{list(input.shape)[squeeze:]} with dimension {dim} being empty")
     size = (output_size,) * 2 if not isinstance(output_size, (tuple, list)) else output_size
-    if len(size) != 2 or not all(s is None or (isinstance(s, int) and not isinstance(s, bool))
-                                 for s in size):
+    if len(size) != 2:
+        raise RuntimeError(f"adaptive_avg_pool2d: output_size must be 2, got {output_size!r}")
+    if not all(s is None or (isinstance(s, int) and not isinstance(s, bool)) for s in size):
         raise TypeError(f"adaptive_avg_pool2d: expected output_size to be an int or a pair "
                         f"of ints or None, got {output_size!r}")
     size = tuple(input.shape[2 + i] if s is None else s for i, s in enumerate(size))

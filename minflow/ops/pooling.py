@@ -8,7 +8,8 @@ pools of x^p, times the window size, to the power 1/p.
 from ..core import dtype as dtypes
 from ..core.functional import public
 from ..core.namespace import F
-from .conv import _batched, _pair, _unbatched, adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .conv import (_batched, _check_output_dims, _pair, _unbatched, adaptive_avg_pool2d,
+                   avg_pool2d, max_pool2d)
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_max_pool2d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d"]
@@ -117,6 +118,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     >>> minflow.nn.functional.adaptive_max_pool2d(x, 1).tolist()
     [[[[15.0]]]]
     """
+    _check_output_dims("adaptive_max_pool2d", input, output_size)
     input, squeeze = _batched("adaptive_max_pool2d", input, 4,
                               "adaptive_max_pool2d(): Expected 3D or 4D tensor")
     if not input.dtype.is_floating_point:
