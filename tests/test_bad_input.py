@@ -891,6 +891,31 @@ SAME_AS_TORCH += [
 
 # minflow's class differs from torch's on purpose: a few calls that torch fails on by accident
 # (IndexError, AttributeError, ZeroDivisionError deep inside) get a checked error here.
+# as torch's OpInfo error inputs: the class of each error as torch raises it
+SAME_AS_TORCH += [
+    (lambda t: t.lib.arange(0, float("inf"), 2), RuntimeError, "arange: unsupported range"),
+    (lambda t: t.lib.amax(t.lib.empty(5, 0)), RuntimeError,
+     "amax: Expected reduction dim to be specified for input.numel() == 0"),
+    (lambda t: t.lib.amax(t.lib.empty(5, 0), 1), IndexError,
+     "amax: Expected reduction dim 1 to have non-zero size"),
+    (lambda t: t.lib.gather(t.x, 1, t.lib.tensor([[0, 7]])), RuntimeError,
+     "gather: index 7 is out of bounds for dimension 1 with size 3"),
+    (lambda t: t.lib.narrow(t.x, 1, t.lib.tensor(True), 1), RuntimeError,
+     "narrow: start must be an 0-dim integral Tensor"),
+    (lambda t: t.lib.unbind(t.lib.tensor(1.0)), IndexError,
+     "unbind: Dimension specified as 0 but tensor has no dimensions"),
+    (lambda t: t.lib.linalg.cross(t.lib.ones(5, 3), t.lib.ones(5, 1)), RuntimeError,
+     "linalg.cross: inputs dimension -1 must have length 3"),
+    (lambda t: t.F.prelu(t.x, t.lib.ones(3, 1)), RuntimeError,
+     "prelu: Expected `weight` to be a scalar or 1D tensor"),
+    (lambda t: t.F.triplet_margin_loss(t.x, t.x, t.x, margin=-1.0), ValueError,
+     "triplet_margin_loss: margin must be greater than 0"),
+    (lambda t: t.F.adaptive_avg_pool2d(t.lib.ones(2, 2), (2, 2)), ValueError,
+     "adaptive_avg_pool2d: Input dimension should be at least 3"),
+    (lambda t: t.F.soft_margin_loss(t.lib.ones(5, 4), t.lib.ones(5)), RuntimeError,
+     "mul: shapes [[5, 4], [5]] cannot be broadcast"),
+]
+
 MINFLOW_ONLY = [    # torch: TypeError
     (lambda t: t.lib.flip(t.x, 2),
      IndexError, 'flip: Dimension out of range (expected to be in'),

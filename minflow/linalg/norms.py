@@ -63,7 +63,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     elif ord in (1, -1, math.inf, -math.inf) and not isinstance(ord, bool):
         summed, other = (rows, cols) if abs(ord) == 1 else (cols, rows)
         sums = F.sum(F.abs(A), summed, keepdim=True)
-        out = (F.amax if ord > 0 else F.amin)(sums, other, keepdim=True)
+        out = _max_or_zero(sums, other) if ord > 0 else F.amin(sums, other, keepdim=True)
         if not keepdim:
             out = F.squeeze(F.squeeze(out, max(rows, cols)), min(rows, cols))
     elif ord in ("nuc", 2, -2) and not isinstance(ord, bool):
@@ -78,11 +78,22 @@ def _singular_value_norm(A, ord, rows, cols, keepdim):
     """'nuc', 2 or -2: from the singular values of the (rows, cols) planes."""
     from .decompositions import svdvals
     S = svdvals(F.movedim(A, (rows, cols), (-2, -1)))
-    out = F.sum(S, -1) if ord == "nuc" else (F.amax if ord == 2 else F.amin)(S, -1)
+    if ord == "nuc":
+        out = F.sum(S, -1)
+    else:
+        out = F.squeeze(_max_or_zero(S, -1), -1) if ord == 2 else F.amin(S, -1)
     if keepdim:
         for d in sorted((rows, cols)):
             out = F.unsqueeze(out, d)
     return out
+
+
+def _max_or_zero(x, dim):
+    """The max over ``dim`` (kept) of values >= 0; 0 where ``dim`` is empty, as torch's
+    positive-order matrix norms of an empty matrix."""
+    if x.shape[dim] == 0:
+        return F.sum(x, dim, keepdim=True)
+    return F.amax(x, dim, keepdim=True)
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):

@@ -278,12 +278,13 @@ def _lstsq_extras(A, B, X, rcond, driver):
     """residuals, rank and singular values, each empty where torch's driver gives none."""
     from .decompositions import matrix_rank, svdvals
     empty = F.zeros(0, dtype=A.dtype, device=A.device)
-    residuals = empty
+    # as torch, residuals are differentiable even when empty; singular values are not
+    residuals = F.narrow(F.flatten(X), 0, 0, 0)
     if driver != "gelsy" and A.shape[-2] > A.shape[-1]:
         residuals = F.sum(F.pow(F.sub(F.matmul(A, X), B), 2), -2)
     rank = matrix_rank(A, rtol=rcond) if driver != "gels" else \
         F.zeros(0, dtype=dtypes.int64, device=A.device)
-    values = svdvals(A) if driver in ("gelsd", "gelss") else empty
+    values = svdvals(A.detach()) if driver in ("gelsd", "gelss") else empty
     return residuals, rank, values
 
 

@@ -33,12 +33,13 @@ def cross(input, other, *, dim=-1, out=None):
     if input.ndim != other.ndim:
         raise RuntimeError(f"{name}: inputs must have the same number of dimensions, got "
                            f"{input.ndim} and {other.ndim}")
-    a, b = _broadcast(name, input, other)
-    d = wrap_dim(dim, a.ndim, name)
-    if a.shape[d] != 3:
+    if input.ndim == 0:
+        raise IndexError(f"{name}: Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, input.ndim, name)
+    if input.shape[d] != 3 or other.shape[d] != 3:      # dim itself does not broadcast
         raise RuntimeError(f"{name}: inputs dimension {dim} must have length 3. Got "
-                           f"{input.shape[d] if input.ndim > d else 1} and "
-                           f"{other.shape[d] if other.ndim > d else 1}")
+                           f"{input.shape[d]} and {other.shape[d]}")
+    a, b = _broadcast(name, input, other)
     result = F.sub(F.mul(F.roll(a, -1, d), F.roll(b, 1, d)),
                    F.mul(F.roll(a, 1, d), F.roll(b, -1, d)))
     if out is None:

@@ -242,6 +242,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
                          f"min_val={min_val}, max_val={max_val}")
     if inplace:
         return _inplace(hardtanh, "hardtanh", input, min_val, max_val)
+    if not input.dtype.is_floating_point:      # torch casts the bounds to the input's type
+        min_val, max_val = int(min_val), int(max_val)
     return F.clamp(input, min_val, max_val)
 
 
@@ -267,7 +269,8 @@ def relu6(input, inplace=False):
     """
     if inplace:
         return _inplace(relu6, "relu6", input)
-    return F.where(F.le(input, 0.0), 0.0, F.where(F.ge(input, 6.0), 6.0, input))
+    zero, six = (0.0, 6.0) if input.dtype.is_floating_point else (0, 6)     # keep int dtypes
+    return F.where(F.le(input, zero), zero, F.where(F.ge(input, six), six, input))
 
 
 @public
@@ -349,14 +352,17 @@ def prelu(input, weight):
     """
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu: expected weight to be a Tensor, got {type(weight).__name__}")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
     channels = input.shape[1] if input.ndim >= 2 else 1
     if weight.numel() not in (1, channels):
         raise RuntimeError(f"prelu: Mismatch of parameter numbers and input channel size. "
                            f"Found parameter numbers = {weight.numel()} and channel size = "
                            f"{channels}.")
-    if weight.numel() != 1:
-        weight = F.reshape(weight, (channels,) + (1,) * (input.ndim - 2))
-    return F.where(F.gt(input, 0), input, F.mul(weight, input))
+    # one slope acts as a scalar (a 0-d input stays 0-d), else one per channel along dim 1
+    shape = () if weight.numel() == 1 else (channels,) + (1,) * (input.ndim - 2)
+    return F.where(F.gt(input, 0), input, F.mul(F.reshape(weight, shape), input))
 
 
 @public

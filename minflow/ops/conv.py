@@ -472,6 +472,13 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return _unbatched(apply(AVG_POOL2D, (input,), attrs), squeeze)
 
 
+def _check_output_dims(name, input, output_size):
+    """As torch's Python check: a sequence output_size needs more input dims than entries."""
+    if isinstance(output_size, (tuple, list)) and input.ndim <= len(output_size):
+        raise ValueError(f"{name}: Input dimension should be at least {len(output_size) + 1}, "
+                         f"got input of shape {list(input.shape)}")
+
+
 @public
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(input, output_size) -> Tensor
@@ -504,6 +511,7 @@ def adaptive_output_size(fn, input, output_size, dims):
 def adaptive_avg(op, input, output_size, dims):
     """adaptive_avg_pool2d / 3d (``op``) over a batched or unbatched input."""
     fn = op.name
+    _check_output_dims(fn, input, output_size)
     input, squeeze = _batched(fn, input, dims + 2,
                               f"{fn}(): Expected {dims + 1}D or {dims + 2}D tensor")
     if 0 in tuple(input.shape)[1:]:     # torch numbers the dims of the input as given

@@ -59,6 +59,8 @@ define_op("empty", [], attrs=[Attr("shape", "ints"), Attr("dtype", "dtype"),
 def _arange_infer(start, end, step, dtype, device):
     if step == 0 or (not dtype.is_floating_point and int(step) == 0):
         raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(x) for x in (start, end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (end - start) * step < 0:
         raise RuntimeError(f"upper bound and larger bound inconsistent with step sign "
                            f"(start={start}, end={end}, step={step})")

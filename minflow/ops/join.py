@@ -54,6 +54,11 @@ def narrow(input, dim, start, length):
     """
     if input.ndim == 0:
         raise RuntimeError("narrow: narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor):                   # torch's narrow(Tensor start) overload
+        if start.ndim != 0 or start.dtype.is_floating_point or start.dtype is dtypes.bool:
+            raise RuntimeError(f"narrow: start must be an 0-dim integral Tensor, got shape "
+                               f"{list(start.shape)} and dtype {start.dtype.name}")
+        start = int(start.item())
     dim = wrap_dim(dim, input.ndim, "narrow")
     size = input.shape[dim]
     if not -size <= start <= size:
@@ -129,7 +134,8 @@ def unbind(input, dim=0):
     >>> [r.tolist() for r in minflow.tensor([[1, 2], [3, 4]]).unbind(1)]
     [[1, 3], [2, 4]]
     """
-    _at_least_1d(input, "unbind")
+    if input.ndim == 0:
+        raise IndexError(f"unbind: Dimension specified as {dim} but tensor has no dimensions")
     dim = wrap_dim(dim, input.ndim, "unbind")
     shape = input.shape[:dim] + input.shape[dim + 1:]
     return tuple(apply(RESHAPE, (apply(NARROW, (input,), {"dim": dim, "start": i,

@@ -218,7 +218,8 @@ def bilinear(input1, input2, weight, bias=None):
     x1, x2 = F.reshape(input1, (-1, in1)), F.reshape(input2, (-1, 1, in2))
     # (N, in1) @ (in1, out * in2): each output's in1-contraction, then the in2 one
     left = matmul(x1, F.reshape(F.permute(weight, 1, 0, 2), (in1, out_features * in2)))
-    out = F.sum(F.mul(F.reshape(left, (-1, out_features, in2)), x2), -1)
+    products = F.mul(F.reshape(left, (-1, out_features, in2)), x2)
+    out = F.sum(products, -1, dtype=products.dtype)        # int32 stays int32, as torch
     if bias is not None:
         out = F.add(out, bias)
     return F.reshape(out, batch + (out_features,))

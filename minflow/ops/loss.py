@@ -463,7 +463,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     0.6931
     """
     reduction = _reduction("soft_margin_loss", size_average, reduce, reduction)
-    _same_shape("soft_margin_loss", input, target)
+    # NOTE: target broadcasts against input, as torch's (mul raises on a mismatch)
     return _reduce(F.softplus(F.neg(F.mul(input, target))), reduction)
 
 

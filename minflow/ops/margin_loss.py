@@ -88,6 +88,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     """
     reduction = _reduction("triplet_margin_loss", size_average, reduce, reduction)
     _tensors("triplet_margin_loss", anchor=anchor, positive=positive, negative=negative)
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_loss: margin must be greater than 0, got {margin}")
     if not anchor.ndim == positive.ndim == negative.ndim:
         raise RuntimeError(f"triplet_margin_loss: The anchor, positive, and negative tensors "
                            f"are expected to have the same number of dimensions, but got: "
@@ -162,17 +164,20 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 
 def _class_scores(fn, input, target):
-    """input as (N, C) and target as (N, ...) with torch's checks; whether input was 1-D."""
+    """input as (N, C) and target as (N, ...) with torch's checks; whether input was 0-D or
+    1-D."""
     _tensors(fn, input=input, target=target)
     if not input.dtype.is_floating_point:
         raise dtypes.DTypeError(f"{fn}: expected a floating point input, got {input.dtype.name}")
     if target.dtype is not dtypes.int64:
         raise RuntimeError(f"{fn}: expected target of scalar type Long (int64), but found "
                            f"{target.dtype.name}")
-    if input.ndim not in (1, 2) or input.numel() == 0:
+    if input.ndim > 2 or input.numel() == 0:
         raise RuntimeError(f"{fn}: Expected non-empty vector or matrix with optional 0-dim "
                            f"batch size, but got: {list(input.shape)}")
-    return (F.unsqueeze(input, 0), True) if input.ndim == 1 else (input, False)
+    if input.ndim < 2:                  # a 0-d input is one score of one class, as torch
+        return F.reshape(input, (1, -1)), True
+    return input, False
 
 
 def _check_range(fn, target, low, classes):

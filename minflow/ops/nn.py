@@ -144,7 +144,7 @@ def _layer_norm_infer(input, weight, bias, normalized_shape, eps):
 LAYER_NORM = define_op(
     "layer_norm", ["input", Input("weight", optional=True), Input("bias", optional=True)],
     outputs=("out", "mean", "rstd"), infer=_layer_norm_infer, traits=OPAQUE,
-    attrs=[Attr("normalized_shape", "ints"), Attr("eps", "float", min=0.0)],
+    attrs=[Attr("normalized_shape", "ints"), Attr("eps", "float")],     # torch: any eps
     doc="(x - mean) * rstd * weight + bias over the trailing normalized_shape dims; "
         "mean and rstd = 1 / sqrt(biased var + eps) are outputs too (kept dims).")
 LAYER_NORM_GRAD = define_op(

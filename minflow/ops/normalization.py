@@ -5,6 +5,8 @@ Group and instance norm are the fused layer_norm op (ops/nn.py) over the input r
 to (N, groups, -1) or (N, C, -1), then a per-channel affine: exact, and one kernel each
 way for the normalisation itself. rms_norm and local_response_norm are composites.
 """
+import math
+
 import numpy as np
 
 from ..core import dtype as dtypes
@@ -68,7 +70,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"group_norm: Expected number of channels in input to be divisible "
                            f"by num_groups, but got input of shape {list(shape)} and "
                            f"num_groups={num_groups}")
-    out = _normalize_last(F.reshape(input, (shape[0], num_groups, -1)), shape, eps)
+    group_size = math.prod(shape[1:]) // num_groups      # not -1: the batch may be empty
+    out = _normalize_last(F.reshape(input, (shape[0], num_groups, group_size)), shape, eps)
     return _per_channel("group_norm", out, input, weight, bias)
 
 

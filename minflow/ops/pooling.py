@@ -11,7 +11,8 @@ import numpy as np
 from ..core import dtype as dtypes
 from ..core.functional import public
 from ..core.namespace import F
-from .conv import _batched, _pair, _unbatched, adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .conv import (_batched, _check_output_dims, _pair, _unbatched, adaptive_avg_pool2d,
+                   avg_pool2d, max_pool2d)
 from .conv3d import avg_pool3d, max_pool3d
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
@@ -138,6 +139,7 @@ def _uneven_max(input, out_size):
 
 def _adaptive_max(fn, input, output_size, return_indices, dims):
     """adaptive_max_pool2d / 3d: one max pool where the windows tile each dim evenly."""
+    _check_output_dims(fn, input, output_size)
     input, squeeze = _batched(fn, input, dims + 2,
                               f"{fn}(): Expected {dims + 1}D or {dims + 2}D tensor")
     if not input.dtype.is_floating_point:

@@ -89,10 +89,19 @@ def _reduce_infer(dtype_fn):
 
 def _check_nonempty(input, dims, what):
     shape = input._data.shape
-    if builtins.any(shape[d] == 0 for d in dims) or (not dims and 0 in shape):
-        raise IndexError(f"Expected reduction dim to be specified for input.numel() == 0 "
-                         f"or a non-zero size along the reduced dims ({what} of an empty "
-                         f"dimension has no identity); got shape {list(shape)}")
+    for d in dims:
+        if shape[d] == 0:
+            raise IndexError(f"Expected reduction dim {d} to have non-zero size ({what} of "
+                             f"an empty dimension has no identity); got shape {list(shape)}")
+
+
+def _check_all_nonempty(name, input):
+    """A reduction over all elements by default: torch raises RuntimeError (not the
+    IndexError of a named empty dim) for an empty input."""
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}: Expected reduction dim to be specified for "
+                           f"input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           f"argument; got shape {list(input.shape)}")
 
 
 def _minmax_infer(input, dim, keepdim):
@@ -222,11 +231,9 @@ def _minmax(name, op, dim_op, input, dim, keepdim, other):
     if other is not None:
         return (F.maximum if name == "max" else F.minimum)(input, other)
     if dim is None:
-        try:
-            return apply(op, (input,), {"dim": _checked_dims(name, None, input.ndim),
-                                        "keepdim": False})
-        except IndexError as err:           # name max(), not the amax op it runs
-            raise IndexError(str(err).replace(f"{op.name}:", f"{name}:", 1)) from None
+        _check_all_nonempty(name, input)
+        return apply(op, (input,), {"dim": _checked_dims(name, None, input.ndim),
+                                    "keepdim": False})
     d = _one_dim(name, dim, input.ndim)
     values, indices = apply(dim_op, (input,), {"dim": d, "keepdim": keepdim})
     return _RETURN_TYPES[name](values, indices)
@@ -271,6 +278,8 @@ def min(input, dim=None, keepdim=False, *, other=None):
 
 
 def _amax_amin(name, op, input, dim, keepdim):
+    if dim == () or dim is None:
+        _check_all_nonempty(name, input)
     return apply(op, (input,), {"dim": _checked_dims(name, None if dim == () else dim,
                                                      input.ndim), "keepdim": keepdim})
 
@@ -503,6 +512,16 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return F.cast(_vector_norm(x, p, dims, keepdim), out_dtype)
 
 
+def _abs_pow(x, p):
+    """|x|^p; for p < 1 the zeros of x get a zero gradient, as torch's norm backward,
+    instead of the infinite (p > 0) or NaN (p < 0) derivative of the power there."""
+    if p > 1:
+        return F.pow(F.abs(x), p)
+    nonzero = F.ne(x, 0)
+    safe = F.where(nonzero, F.abs(x), 1.0)
+    return F.where(nonzero, F.pow(safe, p), 0.0 if p > 0 else float("inf"))
+
+
 def _vector_norm(x, p, dims, keepdim):
     if p == float("inf"):
         return F.amax(F.abs(x), dims, keepdim=keepdim)
@@ -513,7 +532,7 @@ def _vector_norm(x, p, dims, keepdim):
         return F.sum(F.where(F.isnan(x), 1.0, F.sign(F.abs(x))), dims, keepdim=keepdim)
     if p == 1:
         return F.sum(F.abs(x), dims, keepdim=keepdim)
-    total = F.sum(F.mul(x, x) if p == 2 else F.pow(F.abs(x), p), dims, keepdim=keepdim)
+    total = F.sum(F.mul(x, x) if p == 2 else _abs_pow(x, p), dims, keepdim=keepdim)
     # NOTE: the root of a zero sum has an infinite derivative (0 * inf = NaN in backward);
     # torch's norm gives a zero gradient there, so the root skips zero sums
     zero = F.eq(total, 0)

@@ -79,8 +79,11 @@ def aminmax(input, *, dim=None, keepdim=False):
     if dim is not None and (not isinstance(dim, int) or isinstance(dim, bool)):
         raise TypeError(f"aminmax: expected dim to be an int or None, got {dim!r}")
     dims = () if dim is None else _checked_dims("aminmax", dim, input.ndim)
-    if 0 in (input.shape if dim is None else [input.shape[d] for d in dims]):
+    if dim is None and 0 in input.shape:
         raise RuntimeError(f"aminmax(): cannot compute aminmax over an empty dimension as "
                            f"the operation has no identity; got shape {list(input.shape)}")
+    if dim is not None and 0 in [input.shape[d] for d in dims]:
+        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size; got "
+                         f"shape {list(input.shape)}")
     return _AminmaxResult(F.amin(input, dims, keepdim), F.amax(input, dims, keepdim))
 

@@ -63,7 +63,9 @@ def _unpool(fn, input, indices, kernel_size, stride, padding, output_size, dims)
     zeros = F.zeros((n, c, math.prod(size)), dtype=input.dtype, device=input.device)
     try:
         out = F.scatter(zeros, 2, F.reshape(indices, (n, c, -1)), F.reshape(input, (n, c, -1)))
-    except IndexError as err:
+    except RuntimeError as err:         # scatter's out-of-bounds index error
+        if "out of bounds" not in str(err):
+            raise
         raise RuntimeError(f"{fn}: Found an invalid max index (output volumes are of size "
                            f"{'x'.join(map(str, size))}): {err}") from None
     return _unbatched(F.reshape(out, (n, c) + size), squeeze)

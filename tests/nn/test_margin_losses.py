@@ -74,3 +74,25 @@ def test_multilabel_weight_matches_torch():
 def test_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_soft_margin_loss_broadcasts_target():
+    x, y = minflow.tensor([[0.5, -1.0], [2.0, 0.0]]), minflow.tensor([1.0, -1.0])
+    expected = minflow.nn.functional.soft_margin_loss(x, y.expand(2, 2))
+    assert minflow.nn.functional.soft_margin_loss(x, y).item() == expected.item()
+    with pytest.raises(RuntimeError, match="cannot be broadcast"):
+        minflow.nn.functional.soft_margin_loss(minflow.ones(5, 4), minflow.ones(5))
+
+
+def test_triplet_margin_loss_margin_must_be_positive():
+    a = minflow.ones(3, 4)
+    with pytest.raises(ValueError, match="margin must be greater than 0, got -1.0"):
+        minflow.nn.functional.triplet_margin_loss(a, a, a, margin=-1.0)
+
+
+@pytest.mark.parametrize("name", ["multi_margin_loss", "multilabel_margin_loss"])
+def test_class_margin_losses_take_a_0d_input(name):
+    """As torch: a 0-d input is one score of a single class (a zero loss)."""
+    fn = getattr(minflow.nn.functional, name)
+    out = fn(minflow.tensor(0.5), minflow.tensor(0), reduction="none")
+    assert out.shape == () and out.item() == 0.0

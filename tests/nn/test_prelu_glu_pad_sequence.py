@@ -68,3 +68,11 @@ def test_pad_sequence_matches_torch(kwargs):
 def test_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_prelu_single_slope_keeps_0d_and_weight_must_be_1d():
+    x = minflow.tensor(-2.0)
+    out = minflow.nn.functional.prelu(x, minflow.tensor([0.25]))
+    assert out.shape == () and out.item() == -0.5
+    with pytest.raises(RuntimeError, match="scalar or 1D tensor, but got: ndim = 2"):
+        minflow.nn.functional.prelu(minflow.ones(2, 3), minflow.ones(3, 1))

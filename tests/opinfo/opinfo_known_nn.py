@@ -1,128 +1,225 @@
 """Known deviations on the OpInfo samples of nn.functional and linalg ops, and on every
 OpInfo's error inputs (see opinfo_known.py)."""
 KNOWN = {
-    "nn.functional.softmin-float16": "differs from torch; not yet examined",
-    "nn.functional.softmin-float32": "differs from torch; not yet examined",
-    "nn.functional.softmin-float64": "differs from torch; not yet examined",
-    "nn.functional.softmin.with_dtype-float16": "differs from torch; not yet examined",
-    "nn.functional.softmin.with_dtype-float32": "differs from torch; not yet examined",
-    "nn.functional.softmin.with_dtype-float64": "differs from torch; not yet examined",
-    "nn.functional.softmin.with_dtype-int32": "differs from torch; not yet examined",
-    "nn.functional.softmin.with_dtype-int64": "differs from torch; not yet examined",
-    "nn.functional.cross_entropy-float16": "differs from torch; not yet examined",
-    "nn.functional.avg_pool1d-int64": "differs from torch; not yet examined",
-    "nn.functional.conv_transpose1d-int64": "differs from torch; not yet examined",
-    "nn.functional.conv_transpose2d-int64": "differs from torch; not yet examined",
-    "nn.functional.conv1d-int64": "differs from torch; not yet examined",
-    "nn.functional.conv2d-float16": "differs from torch; not yet examined",
-    "nn.functional.conv2d-int64": "differs from torch; not yet examined",
-    "nn.functional.group_norm-float16": "differs from torch; not yet examined",
-    "nn.functional.group_norm-float32": "differs from torch; not yet examined",
-    "nn.functional.group_norm-float64": "differs from torch; not yet examined",
-    "nn.functional.instance_norm-float16": "differs from torch; not yet examined",
-    "nn.functional.layer_norm-float16": "differs from torch; not yet examined",
-    "nn.functional.layer_norm-float32": "differs from torch; not yet examined",
-    "nn.functional.layer_norm-float64": "differs from torch; not yet examined",
-    "nn.functional.local_response_norm-int64": "differs from torch; not yet examined",
-    "nn.functional.unfold-bool": "differs from torch; not yet examined",
-    "nn.functional.interpolate.nearest-float16": "differs from torch; not yet examined",
-    "nn.functional.interpolate.nearest-float32": "differs from torch; not yet examined",
-    "nn.functional.interpolate.nearest-float64": "differs from torch; not yet examined",
-    "nn.functional.interpolate.nearest-exact-float16": "differs from torch; not yet examined",
-    "nn.functional.interpolate.nearest-exact-float32": "differs from torch; not yet examined",
-    "nn.functional.interpolate.nearest-exact-float64": "differs from torch; not yet examined",
-    "nn.functional.interpolate.bilinear-float16": "differs from torch; not yet examined",
-    "nn.functional.interpolate.bicubic-float16": "differs from torch; not yet examined",
-    "nn.functional.interpolate.bicubic-float32": "differs from torch; not yet examined",
-    "nn.functional.interpolate.bicubic-float64": "differs from torch; not yet examined",
-    "nn.functional.interpolate.trilinear-float16": "differs from torch; not yet examined",
-    "nn.functional.interpolate.trilinear-float32": "differs from torch; not yet examined",
-    "nn.functional.interpolate.trilinear-float64": "differs from torch; not yet examined",
-    "nn.functional.interpolate.area-float16": "differs from torch; not yet examined",
-    "nn.functional.interpolate.area-float32": "differs from torch; not yet examined",
-    "nn.functional.interpolate.area-float64": "differs from torch; not yet examined",
-    "nn.functional.soft_margin_loss-float16": "differs from torch; not yet examined",
-    "nn.functional.margin_ranking_loss-int32": "differs from torch; not yet examined",
-    "nn.functional.margin_ranking_loss-int64": "differs from torch; not yet examined",
-    "nn.functional.multi_margin_loss-float32": "differs from torch; not yet examined",
-    "nn.functional.multi_margin_loss-float64": "differs from torch; not yet examined",
-    "nn.functional.multilabel_margin_loss-float32": "differs from torch; not yet examined",
-    "nn.functional.multilabel_margin_loss-float64": "differs from torch; not yet examined",
-    "nn.functional.multilabel_soft_margin_loss-float16": "differs from torch; not yet examined",
-    "nn.functional.avg_pool2d-float16": "differs from torch; not yet examined",
-    "nn.functional.avg_pool2d-int64": "differs from torch; not yet examined",
-    "nn.functional.max_pool2d-int32": "differs from torch; not yet examined",
-    "nn.functional.max_pool2d-int64": "differs from torch; not yet examined",
-    "nn.functional.bilinear-float16": "differs from torch; not yet examined",
-    "nn.functional.bilinear-int32": "differs from torch; not yet examined",
-    "nn.functional.prelu-float16": "differs from torch; not yet examined",
-    "nn.functional.prelu-float32": "differs from torch; not yet examined",
-    "nn.functional.prelu-float64": "differs from torch; not yet examined",
-    "nn.functional.triplet_margin_with_distance_loss-float16": "differs from torch; not yet examined",
-    "nn.functional.triplet_margin_with_distance_loss-float32": "differs from torch; not yet examined",
-    "nn.functional.triplet_margin_with_distance_loss-float64": "differs from torch; not yet examined",
-    "nn.functional.triplet_margin_with_distance_loss-int32": "differs from torch; not yet examined",
-    "nn.functional.triplet_margin_with_distance_loss-int64": "differs from torch; not yet examined",
-    "nn.functional.batch_norm-float16": "differs from torch; not yet examined",
-    "nn.functional.batch_norm-float32": "differs from torch; not yet examined",
-    "nn.functional.batch_norm-float64": "differs from torch; not yet examined",
-    "nn.functional.hardtanh-int32": "differs from torch; not yet examined",
-    "nn.functional.hardtanh-int64": "differs from torch; not yet examined",
-    "nn.functional.relu6-int32": "differs from torch; not yet examined",
-    "nn.functional.relu6-int64": "differs from torch; not yet examined",
-    "nn.functional.nll_loss-float16": "differs from torch; not yet examined",
-    "nn.functional.huber_loss-float16": "differs from torch; not yet examined",
-    "nn.functional.poisson_nll_loss-float16": "differs from torch; not yet examined",
-    "linalg.eigh-float32": "differs from torch; not yet examined",
-    "linalg.eigh-float64": "differs from torch; not yet examined",
-    "linalg.lstsq-float64": "differs from torch; not yet examined",
-    "linalg.norm-float16": "differs from torch; not yet examined",
-    "linalg.norm-float32": "differs from torch; not yet examined",
-    "linalg.norm.subgradients_at_zero-float16": "differs from torch; not yet examined",
-    "linalg.norm.subgradients_at_zero-float32": "differs from torch; not yet examined",
-    "linalg.norm.subgradients_at_zero-float64": "differs from torch; not yet examined",
-    "linalg.svd-float32": "differs from torch; not yet examined",
-    "linalg.svd-float64": "differs from torch; not yet examined",
-    "errors-arange": "differs from torch; not yet examined",
-    "errors-clamp_max": "differs from torch; not yet examined",
-    "errors-clamp_min": "differs from torch; not yet examined",
-    "errors-atan2": "differs from torch; not yet examined",
-    "errors-eq": "differs from torch; not yet examined",
-    "errors-remainder": "differs from torch; not yet examined",
-    "errors-ge": "differs from torch; not yet examined",
-    "errors-gt": "differs from torch; not yet examined",
-    "errors-gradient": "differs from torch; not yet examined",
-    "errors-kthvalue": "differs from torch; not yet examined",
-    "errors-le": "differs from torch; not yet examined",
-    "errors-lt": "differs from torch; not yet examined",
-    "errors-masked_fill": "differs from torch; not yet examined",
-    "errors-masked_select": "differs from torch; not yet examined",
-    "errors-max.binary": "differs from torch; not yet examined",
-    "errors-maximum": "differs from torch; not yet examined",
-    "errors-min.binary": "differs from torch; not yet examined",
-    "errors-minimum": "differs from torch; not yet examined",
-    "errors-logical_and": "differs from torch; not yet examined",
-    "errors-logical_or": "differs from torch; not yet examined",
-    "errors-logical_xor": "differs from torch; not yet examined",
-    "errors-bitwise_and": "differs from torch; not yet examined",
-    "errors-bitwise_or": "differs from torch; not yet examined",
-    "errors-bitwise_xor": "differs from torch; not yet examined",
-    "errors-aminmax": "differs from torch; not yet examined",
-    "errors-nn.functional.adaptive_avg_pool2d": "differs from torch; not yet examined",
-    "errors-nn.functional.adaptive_max_pool2d": "differs from torch; not yet examined",
-    "errors-nn.functional.soft_margin_loss": "differs from torch; not yet examined",
-    "errors-nn.functional.prelu": "differs from torch; not yet examined",
-    "errors-nn.functional.triplet_margin_loss": "differs from torch; not yet examined",
-    "errors-ne": "differs from torch; not yet examined",
-    "errors-narrow": "differs from torch; not yet examined",
-    "errors-gather": "differs from torch; not yet examined",
-    "errors-index_select": "differs from torch; not yet examined",
-    "errors-take": "differs from torch; not yet examined",
-    "errors-scatter": "differs from torch; not yet examined",
-    "errors-scatter_add": "differs from torch; not yet examined",
-    "errors-cat": "differs from torch; not yet examined",
-    "errors-unbind": "differs from torch; not yet examined",
-    "errors-amax": "differs from torch; not yet examined",
-    "errors-amin": "differs from torch; not yet examined",
-    "errors-linalg.cross": "differs from torch; not yet examined",
+    "nn.functional.cross_entropy-float16":
+        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
+        "in float32 and rounds once; results differ by a few float16 ulps",
+    "nn.functional.avg_pool1d-int64":
+        "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
+        "int64 on cpu",
+    "nn.functional.conv_transpose1d-int64":
+        "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
+        "int64 on cpu",
+    "nn.functional.conv_transpose2d-int64":
+        "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
+        "int64 on cpu",
+    "nn.functional.conv1d-int64":
+        "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
+        "int64 on cpu",
+    "nn.functional.conv2d-float16":
+        "float16: numpy's float16 matmul behind conv2d accumulates in float16, torch's cpu conv"
+        " in float32; a few values differ by 2-4 ulps",
+    "nn.functional.conv2d-int64":
+        "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
+        "int64 on cpu",
+    "nn.functional.group_norm-float16":
+        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
+        "in float32 and rounds once; results differ by a few float16 ulps",
+    "nn.functional.instance_norm-float16":
+        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
+        "in float32 and rounds once; results differ by a few float16 ulps",
+    "nn.functional.local_response_norm-int64":
+        "minflow's local_response_norm kernels take floating dtypes only (DTypeError); torch "
+        "also runs int64 on cpu",
+    "nn.functional.unfold-bool":
+        "minflow's unfold (im2col) kernels take floating dtypes only (DTypeError); torch also "
+        "runs bool on cpu",
+    "nn.functional.interpolate.nearest-float16":
+        "5-D (N, C, D, H, W) input not implemented for mode 'nearest': 3-D and 4-D only "
+        "(NotImplementedError)",
+    "nn.functional.interpolate.nearest-float32":
+        "5-D (N, C, D, H, W) input not implemented for mode 'nearest': 3-D and 4-D only "
+        "(NotImplementedError)",
+    "nn.functional.interpolate.nearest-float64":
+        "5-D (N, C, D, H, W) input not implemented for mode 'nearest': 3-D and 4-D only "
+        "(NotImplementedError)",
+    "nn.functional.interpolate.nearest-exact-float16":
+        "5-D (N, C, D, H, W) input not implemented for mode 'nearest-exact': 3-D and 4-D only "
+        "(NotImplementedError)",
+    "nn.functional.interpolate.nearest-exact-float32":
+        "5-D (N, C, D, H, W) input not implemented for mode 'nearest-exact': 3-D and 4-D only "
+        "(NotImplementedError)",
+    "nn.functional.interpolate.nearest-exact-float64":
+        "5-D (N, C, D, H, W) input not implemented for mode 'nearest-exact': 3-D and 4-D only "
+        "(NotImplementedError)",
+    "nn.functional.interpolate.bilinear-float16":
+        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
+        "in float32 and rounds once; results differ by a few float16 ulps",
+    "nn.functional.interpolate.bicubic-float16":
+        "mode 'bicubic' not implemented (NotImplementedError)",
+    "nn.functional.interpolate.bicubic-float32":
+        "mode 'bicubic' not implemented (NotImplementedError)",
+    "nn.functional.interpolate.bicubic-float64":
+        "mode 'bicubic' not implemented (NotImplementedError)",
+    "nn.functional.interpolate.trilinear-float16":
+        "mode 'trilinear' not implemented (NotImplementedError)",
+    "nn.functional.interpolate.trilinear-float32":
+        "mode 'trilinear' not implemented (NotImplementedError)",
+    "nn.functional.interpolate.trilinear-float64":
+        "mode 'trilinear' not implemented (NotImplementedError)",
+    "nn.functional.interpolate.area-float16":
+        "5-D input not implemented for mode 'area' (NotImplementedError); the 4-D float16 "
+        "samples differ by a few ulps (float16 steps)",
+    "nn.functional.interpolate.area-float32":
+        "5-D (N, C, D, H, W) input not implemented for mode 'area': 3-D and 4-D only "
+        "(NotImplementedError)",
+    "nn.functional.interpolate.area-float64":
+        "5-D (N, C, D, H, W) input not implemented for mode 'area': 3-D and 4-D only "
+        "(NotImplementedError)",
+    "nn.functional.soft_margin_loss-float16":
+        "float16: torch's log1p(exp(-y x)) overflows to inf for -y x > ~11, minflow's stable "
+        "softplus gives the finite value",
+    "nn.functional.margin_ranking_loss-int32":
+        "margin_ranking_loss takes floating inputs only (RuntimeError); torch computes it on "
+        "int32 too",
+    "nn.functional.margin_ranking_loss-int64":
+        "margin_ranking_loss takes floating inputs only (RuntimeError); torch computes it on "
+        "int64 too",
+    "nn.functional.multilabel_soft_margin_loss-float16":
+        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
+        "in float32 and rounds once; results differ by a few float16 ulps",
+    "nn.functional.avg_pool2d-float16":
+        "float16: minflow sums each window in float16, torch in float32; with divisor_override "
+        "the cancellation error shows (up to 0.002)",
+    "nn.functional.avg_pool2d-int64":
+        "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
+        "int64 on cpu",
+    "nn.functional.max_pool2d-int32":
+        "minflow's max_pool2d kernels take floating dtypes only (DTypeError); torch also runs "
+        "int32 on cpu",
+    "nn.functional.max_pool2d-int64":
+        "minflow's max_pool2d kernels take floating dtypes only (DTypeError); torch also runs "
+        "int64 on cpu",
+    "nn.functional.bilinear-float16":
+        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
+        "in float32 and rounds once; results differ by a few float16 ulps",
+    "nn.functional.batch_norm-float16":
+        "1-D input: torch accepts the degenerate empty (0,) input with empty stats; minflow "
+        "requires (N, C, *) input (RuntimeError)",
+    "nn.functional.batch_norm-float32":
+        "1-D input: torch accepts the degenerate empty (0,) input with empty stats; minflow "
+        "requires (N, C, *) input (RuntimeError)",
+    "nn.functional.batch_norm-float64":
+        "1-D input: torch accepts the degenerate empty (0,) input with empty stats; minflow "
+        "requires (N, C, *) input (RuntimeError)",
+    "nn.functional.nll_loss-float16":
+        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
+        "in float32 and rounds once; results differ by a few float16 ulps",
+    "nn.functional.huber_loss-float16":
+        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
+        "in float32 and rounds once; results differ by a few float16 ulps",
+    "nn.functional.poisson_nll_loss-float16":
+        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
+        "in float32 and rounds once; results differ by a few float16 ulps",
+    "linalg.eigh-float32":
+        "eigenvectors are defined up to sign: numpy's LAPACK and torch's (MKL) pick different "
+        "signs; eigenvalues agree",
+    "linalg.eigh-float64":
+        "eigenvectors are defined up to sign: numpy's LAPACK and torch's (MKL) pick different "
+        "signs; eigenvalues agree",
+    "linalg.svd-float32":
+        "singular vectors are defined up to sign (with full_matrices, the extra ones up to "
+        "a basis of the null space): numpy's LAPACK and torch's (MKL) choose differently; "
+        "singular values agree",
+    "linalg.svd-float64":
+        "singular vectors are defined up to sign (with full_matrices, the extra ones up to "
+        "a basis of the null space): numpy's LAPACK and torch's (MKL) choose differently; "
+        "singular values agree",
+    "errors-arange":
+        "minflow's arange takes no out= argument (TypeError); torch rejects these out= tensors "
+        "with RuntimeError",
+    "errors-atan2":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-eq":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-remainder":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-ge":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-gt":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-kthvalue":
+        "minflow's kthvalue takes no out= argument (TypeError); torch rejects these out= "
+        "tensors with RuntimeError",
+    "errors-le":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-lt":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-masked_fill":
+        "value 1j: minflow has no complex dtype, so a complex value fails the attr type check "
+        "(TypeError), not torch's overflow check (RuntimeError)",
+    "errors-masked_select":
+        "minflow's masked_select takes no out= argument (TypeError); torch rejects these out= "
+        "tensors with RuntimeError",
+    "errors-max.binary":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-maximum":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-min.binary":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-minimum":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-logical_and":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-logical_or":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-logical_xor":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-bitwise_and":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-bitwise_or":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-bitwise_xor":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-aminmax":
+        "minflow's aminmax takes no out= argument (TypeError); torch rejects these out= tensors"
+        " with RuntimeError",
+    "errors-ne":
+        "minflow's binary functions accept a Python scalar in either position (or both), where "
+        "torch requires a Tensor (TypeError)",
+    "errors-gather":
+        "minflow's gather takes no out= argument (TypeError); torch rejects these out= tensors "
+        "with RuntimeError",
+    "errors-index_select":
+        "minflow's index_select takes no out= argument (TypeError); torch rejects these out= "
+        "tensors with RuntimeError",
+    "errors-take":
+        "minflow's take takes no out= argument (TypeError); torch rejects these out= tensors "
+        "with RuntimeError",
+    "errors-cat":
+        "minflow's cat takes no out= argument (TypeError); torch rejects these out= tensors "
+        "with RuntimeError",
+    "errors-amax":
+        "minflow's amax takes no out= argument (TypeError); torch rejects these out= tensors "
+        "with RuntimeError",
+    "errors-amin":
+        "minflow's amin takes no out= argument (TypeError); torch rejects these out= tensors "
+        "with RuntimeError",
 }

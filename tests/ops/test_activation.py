@@ -178,3 +178,20 @@ def test_against_torch():
              (Fn.log_softmax(x, 0), tf.log_softmax(t, 0))]
     for ours, theirs in pairs:
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_hardtanh_and_relu6_keep_integer_dtypes():
+    """As torch: integer inputs stay integer, the bounds cast to the input's type."""
+    x = minflow.tensor([-3, 0, 1, 5, 7])
+    assert Fn.hardtanh(x, -0.5, 0.5).tolist() == [0, 0, 0, 0, 0]
+    assert Fn.hardtanh(x, -2.7, 3.9).tolist() == [-2, 0, 1, 3, 3]
+    out = Fn.relu6(x.int())
+    assert out.dtype is minflow.int32 and out.tolist() == [0, 0, 1, 5, 6]
+
+
+@pytest.mark.parametrize("fn", [minflow.softmax, minflow.log_softmax, Fn.softmin])
+def test_softmax_family_of_empty_tensors(fn):
+    x = minflow.empty(5, 0, 0, requires_grad=True)
+    out = fn(x, -1)
+    out.sum().backward()
+    assert out.shape == (5, 0, 0) and x.grad.shape == (5, 0, 0)

@@ -447,3 +447,9 @@ def test_shapes_on_meta_device_and_empty_batch():
     assert Fn.adaptive_avg_pool2d(x, (None, 3)).shape == (2, 4, 9, 3)
     assert Fn.conv2d(_ones(0, 2, 5, 5), _ones(3, 2, 3, 3)).shape == (0, 3, 3, 3)
     assert Fn.max_pool2d(_ones(0, 2, 5, 5), 2).shape == (0, 2, 2, 2)
+
+
+@pytest.mark.parametrize("fn", [Fn.adaptive_avg_pool2d, Fn.adaptive_max_pool2d])
+def test_adaptive_pool_output_size_longer_than_input_is_value_error(fn):
+    with pytest.raises(ValueError, match="Input dimension should be at least 3"):
+        fn(minflow.ones(2, 2), (2, 2))

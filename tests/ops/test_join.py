@@ -2,6 +2,7 @@
 error tables, run through the shared table tests of _shape_harness.py, and the cases a
 table does not cover."""
 import numpy as np
+import pytest
 
 import minflow
 
@@ -121,3 +122,16 @@ def test_meta_device_infers_shapes():
     assert minflow.cat([x, x], 2).shape == (2, 3, 8)
     assert [p.shape for p in x.split([1, 2], 1)] == [(2, 1, 4), (2, 2, 4)]
     assert minflow.nn.functional.pad(x, (1, -1, 2, 2)).shape == (2, 7, 4)
+
+
+def test_narrow_takes_a_0d_integer_tensor_start():
+    x = minflow.arange(5)
+    assert x.narrow(0, minflow.tensor(1), 3).tolist() == [1, 2, 3]
+    for bad in (minflow.tensor(True), minflow.tensor([1]), minflow.tensor(1.0)):
+        with pytest.raises(RuntimeError, match="0-dim integral Tensor"):
+            x.narrow(0, bad, 1)
+
+
+def test_unbind_of_0d_is_index_error():
+    with pytest.raises(IndexError, match="no dimensions"):
+        minflow.tensor(1.0).unbind(0)

@@ -126,3 +126,22 @@ def test_torch_parity():
 def test_errors(call, err, match):
     with pytest.raises(err, match=match):
         call()
+
+
+@pytest.mark.parametrize("p", [0.5, -0.5, -1, -2, 1.5, 3])
+def test_vector_norm_gradient_at_zero_entries_is_zero(p):
+    """As torch: zeros of x get a zero gradient (not inf or NaN) for every order."""
+    for values in ([0.0, 0.0, 0.0], [0.0, 1.0, -2.0]):
+        x = minflow.tensor(values, dtype=minflow.float64, requires_grad=True)
+        minflow.linalg.vector_norm(x, p).backward()
+        assert np.isfinite(x.grad.numpy()).all() and x.grad[0].item() == 0.0
+
+
+def test_matrix_norm_of_empty_matrices():
+    """Positive orders of an empty matrix norm to 0 (as torch); -inf has no identity."""
+    for shape in [(0, 0), (0, 3), (2, 3, 0)]:
+        for ord in (1, float("inf"), 2, "nuc", "fro"):
+            out = minflow.linalg.matrix_norm(minflow.empty(*shape), ord)
+            assert out.shape == shape[:-2] and not out.any().item()
+    with pytest.raises(IndexError):
+        minflow.linalg.matrix_norm(minflow.empty(0, 3), -float("inf"))

@@ -258,3 +258,22 @@ def test_qr_one_matrix_at_a_time_path():
     for mode in ("reduced", "complete", "r"):
         for got, expected in zip(_qr(stand_in, a, mode), _qr(np, a, mode)):
             np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_lstsq_grad_flags_as_torch():
+    """Residuals are differentiable even when empty; singular values are not."""
+    A = minflow.randn(4, 3, dtype=minflow.float64, requires_grad=True)
+    B = minflow.randn(4, 2, dtype=minflow.float64)
+    _, residuals, _, values = minflow.linalg.lstsq(A, B, driver="gelsd")
+    assert residuals.requires_grad and not values.requires_grad
+    empty = minflow.linalg.lstsq(A, B, driver="gelsy").residuals
+    assert empty.shape == (0,) and empty.requires_grad
+
+
+def test_cross_dim_must_have_length_3_in_both_inputs():
+    """The cross dim does not broadcast (length 1 against 3 is rejected, as torch)."""
+    with pytest.raises(RuntimeError, match="must have length 3. Got 3 and 1"):
+        minflow.linalg.cross(minflow.ones(5, 3), minflow.ones(5, 1))
+    with pytest.raises(IndexError, match="no dimensions"):
+        minflow.linalg.cross(minflow.tensor(1.0), minflow.tensor(1.0))
+    assert minflow.linalg.cross(minflow.ones(1, 3), minflow.ones(4, 3)).shape == (4, 3)

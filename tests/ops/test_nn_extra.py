@@ -264,3 +264,19 @@ def test_kl_div_mean_warns_and_inplace_activations():
     assert Fn.relu6(x, inplace=True) is x and x.tolist() == [0.0, 1.0, 6.0]
     y = minflow.tensor([-4.0, 0.0])
     assert Fn.hardswish(y, inplace=True) is y and y.tolist() == [0.0, 0.0]
+
+
+def test_bilinear_keeps_int32():
+    x = minflow.tensor([[1, 2]], dtype=minflow.int32)
+    w = minflow.ones(3, 2, 2, dtype=minflow.int32)
+    out = Fn.bilinear(x, x, w)
+    assert out.dtype is minflow.int32 and out.tolist() == [[9, 9, 9]]
+
+
+def test_layer_and_group_norm_take_any_eps_and_empty_batches():
+    """As torch: eps is not range-checked (a negative one may give NaN), and an empty
+    batch normalises to an empty result."""
+    x = minflow.tensor(np.random.default_rng(0).standard_normal((2, 6, 3)))
+    assert Fn.layer_norm(x, (3,), eps=-0.5).shape == (2, 6, 3)
+    assert Fn.group_norm(x, 2, eps=-0.5).shape == (2, 6, 3)
+    assert Fn.group_norm(minflow.empty(0, 2), 1).shape == (0, 2)

@@ -187,7 +187,7 @@ BAD_INPUTS = {   # name: (call, error type, message naming the function)
     "max dim type": (lambda: _X.max(1.5), TypeError, "max: expected dim to be an int"),
     "argmax of bool": (lambda: (_X > 0).argmax(), RuntimeError, "argmax: does not support bool"),
     "argmin of bool": (lambda: (_X > 0).argmin(1), RuntimeError, "argmin: does not support bool"),
-    "max of empty": (lambda: minflow.zeros(0).max(), IndexError, "^max: .*numel"),
+    "max of empty": (lambda: minflow.zeros(0).max(), RuntimeError, "^max: .*numel"),
     "amin over an empty dim": (lambda: minflow.zeros(0, 2).amin(0), IndexError, "amin: "),
     "std of ints": (lambda: minflow.tensor([1]).std(), RuntimeError, "std: std and var only"),
     "unbiased and correction": (lambda: _X.var(unbiased=True, correction=0), RuntimeError,
@@ -230,3 +230,17 @@ def test_torch_cross_check():
         np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-8, atol=1e-12)
     ti = torch.tensor([[3, 1], [1, 3]])
     assert minflow.tensor([[3, 1], [1, 3]]).argmax(1).tolist() == ti.argmax(1).tolist()
+
+
+def test_max_min_of_empty_raise_as_torch():
+    """A reduction over all of an empty tensor is a RuntimeError, an empty named dim an
+    IndexError (as torch); an empty dim that is kept reduces to an empty result."""
+    x = minflow.empty(5, 0, 5)
+    for fn in (minflow.amax, minflow.amin, minflow.max, minflow.min, minflow.aminmax):
+        with pytest.raises(RuntimeError, match="numel|empty dimension"):
+            fn(x)
+    for call in (lambda: minflow.amax(x, 1), lambda: minflow.amin(x, (0, 1)),
+                 lambda: minflow.max(x, 1), lambda: minflow.aminmax(x, dim=1)):
+        with pytest.raises(IndexError, match="dim 1 to have non-zero size"):
+            call()
+    assert minflow.amax(x, 0).shape == (0, 5)

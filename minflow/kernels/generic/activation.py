@@ -36,6 +36,8 @@ def _axis(x, dim):
 
 @register_kernel("softmax", ("cpu", "cuda"), FLOATS)
 def softmax(xp, input, dim):
+    if input.size == 0:             # numpy's max has no identity for an empty axis
+        return xp.empty_like(input)
     axis = _axis(input, dim)
     out = xp.exp(input - input.max(axis=axis, keepdims=True))   # max 0: exp can't overflow
     out /= out.sum(axis=axis, keepdims=True)
@@ -44,6 +46,8 @@ def softmax(xp, input, dim):
 
 @register_kernel("log_softmax", ("cpu", "cuda"), FLOATS)
 def log_softmax(xp, input, dim):
+    if input.size == 0:             # numpy's max has no identity for an empty axis
+        return xp.empty_like(input)
     axis = _axis(input, dim)
     shifted = input - input.max(axis=axis, keepdims=True)
     shifted -= xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))

@@ -9,15 +9,15 @@ from ...core.dtype import ALL
 from ..registry import register_kernel
 
 
-def checked(xp, index, size, dim, op):
-    """``index`` with negative entries wrapped, or an IndexError naming the bound."""
+def checked(xp, index, size, dim, op, error=IndexError):
+    """``index`` with negative entries wrapped, or an ``error`` naming the bound."""
     if index.size == 0:
         return index
     low, high = int(index.min()), int(index.max())
     if high >= size or low < -size:
         bad = high if high >= size else low
-        raise IndexError(f"{op}: index {bad} is out of bounds for dimension {dim} with size "
-                         f"{size}")
+        raise error(f"{op}: index {bad} is out of bounds for dimension {dim} with size "
+                    f"{size}")
     return index if low >= 0 else xp.where(index < 0, index + size, index)
 
 
@@ -77,11 +77,11 @@ def nonzero(xp, input):
 
 def _coords(xp, index, dim, size, op):
     """The index tuple of gather / scatter: ``index`` along ``dim``, a broadcast arange
-    along every other dim."""
+    along every other dim. An index out of bounds is a RuntimeError here, as torch's."""
     key = []
     for axis, n in enumerate(index.shape):
         if axis == dim:
-            key.append(checked(xp, index, size, dim, op))
+            key.append(checked(xp, index, size, dim, op, RuntimeError))
         else:
             key.append(xp.arange(n).reshape((n,) + (1,) * (index.ndim - axis - 1)))
     return tuple(key)
