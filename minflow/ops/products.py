@@ -7,6 +7,7 @@ functions of their own (gradients, graph mode and cuda come from those ops).
 import math
 import numbers
 
+from ..core.dtype import bool as _bool
 from ..core.functional import make_inplace, public
 from ..core.namespace import F
 from ..core.tensor import wrap_dim
@@ -212,6 +213,12 @@ def _scaled_sum(name, input, product, beta, alpha):
     if not fits:
         raise RuntimeError(f"{name}: expected input to broadcast to the product's shape "
                            f"{list(shape)}, got {list(input.shape)}")
+    if product.dtype is _bool:          # as torch: (beta and input) or (alpha and product)
+        if not alpha:
+            product = F.zeros_like(product)
+        return product if not beta else F.logical_or(input, product)
+    if not product.dtype.is_floating_point:     # torch casts the scalars to the int dtype
+        beta, alpha = int(beta), int(alpha)
     if alpha != 1:
         product = F.mul(product, alpha)
     if beta == 0:
@@ -272,7 +279,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     >>> minflow.addbmm(minflow.zeros(1, 1), minflow.ones(2, 1, 3), minflow.ones(2, 3, 1)).item()
     6.0
     """
-    return _scaled_sum("addbmm", input, F.sum(F.bmm(batch1, batch2), 0), beta, alpha)
+    product = F.sum(F.bmm(batch1, batch2), 0, dtype=batch1.dtype)      # int32 stays int32
+    return _scaled_sum("addbmm", input, product, beta, alpha)
 
 
 @public

@@ -271,3 +271,25 @@ def test_linalg_errors_as_torch(call):
     assert batch == ("(Batch element" in str(ours.value))
     if "cholesky" in str(theirs.value):
         assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_scaled_sums_cast_scalars_to_int_dtypes(dtype):
+    """Integer inputs keep their dtype; beta and alpha are truncated to it, as torch."""
+    x, a, b = np.arange(15).reshape(3, 5), np.arange(24).reshape(2, 3, 4), np.ones((2, 4, 5))
+    for name, xs in (("addbmm", x), ("baddbmm", x[None])):
+        for beta, alpha in ((1, 1), (2, 3), (0.2, 0.6), (1.7, 2.5)):
+            args = [xs.astype(dtype), a.astype(dtype), b.astype(dtype)]
+            ours = getattr(minflow, name)(*map(minflow.tensor, args), beta=beta, alpha=alpha)
+            theirs = getattr(torch, name)(*map(torch.tensor, args), beta=beta, alpha=alpha)
+            assert ours.dtype.name == dtype
+            assert ours.tolist() == theirs.tolist(), (name, beta, alpha)
+
+
+def test_addr_of_bools_is_logical():
+    x = np.array([[True, False, False], [False, False, True]])
+    u, v = np.array([True, False]), np.array([False, True, False])
+    for beta, alpha in ((1, 1), (3, 2), (0, 1), (1, 0)):
+        ours = minflow.addr(*map(minflow.tensor, (x, u, v)), beta=beta, alpha=alpha)
+        theirs = torch.addr(*map(torch.tensor, (x, u, v)), beta=beta, alpha=alpha)
+        assert ours.dtype is minflow.bool and ours.tolist() == theirs.tolist(), (beta, alpha)
