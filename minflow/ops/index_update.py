@@ -77,15 +77,18 @@ def index_add(input, dim, index, source, *, alpha=1):
 
     A copy of ``input`` with ``alpha * source[..., i, ...]`` added at ``index[i]`` along
     ``dim`` (repeated indices add up); ``source`` is input's shape with ``len(index)`` at
-    ``dim``, and input's dtype. For integer tensors alpha is truncated to an int, as torch.
+    ``dim``, and input's dtype. As torch, alpha is truncated to an int for integer tensors
+    and taken as a bool for bool ones (where adding is a logical or).
 
     >>> minflow.zeros(3).index_add(0, minflow.tensor([0, 2, 0]), minflow.ones(3), alpha=2)
     tensor([4., 0., 2.])
     """
-    if not isinstance(alpha, numbers.Number) or isinstance(alpha, bool):
+    if not isinstance(alpha, numbers.Number):
         raise TypeError(f"index_add: expected alpha to be a number, got {type(alpha).__name__}")
+    if not input.dtype.is_floating_point:
+        alpha = bool(alpha) if input.dtype is dtypes.bool else int(alpha)
     if isinstance(source, Tensor) and alpha != 1:
-        source = F.mul(source, alpha if input.dtype.is_floating_point else int(alpha))
+        source = F.mul(source, alpha)
         source = F.cast(source, input.dtype) if source.dtype is not input.dtype else source
     return _update("index_add", input, dim, index, source, True, RuntimeError)
 

@@ -65,15 +65,20 @@ def tensordot(a, b, dims=2, out=None):
     """tensordot(a, b, dims=2, out=None) -> Tensor
 
     Sums a * b over pairs of dims: ``dims`` an int d (a's last d dims with b's first d)
-    or two lists of dims. One matmul on the permuted, flattened operands.
+    or two lists of dims; a dim of size 1 pairs with one of any size, as torch. One matmul
+    on the permuted, flattened operands.
 
     >>> minflow.tensordot(minflow.ones(2, 3, 4), minflow.ones(3, 4, 5)).shape
     minflow.Size([2, 5])
     """
     _check_same_dtype("tensordot", a, b, ("a", "b"))
     da, db = _tensordot_dims(a, b, dims)
-    for x, y in zip(da, db):
-        if a.shape[x] != b.shape[y]:
+    for x, y in zip(da, db):     # as torch, a size-1 dim pairs with any: sum the other
+        if b.shape[y] == 1:
+            a = F.sum(a, x, keepdim=True, dtype=a.dtype)
+        elif a.shape[x] == 1:
+            b = F.sum(b, y, keepdim=True, dtype=b.dtype)
+        elif a.shape[x] != b.shape[y]:
             raise RuntimeError(f"tensordot: contracted dimensions need to match, but first has "
                                f"size {a.shape[x]} in dim {x} and second has size {b.shape[y]} "
                                f"in dim {y}")

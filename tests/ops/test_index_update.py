@@ -233,3 +233,14 @@ def test_scatter_reduce_sweep_against_torch():
     nan = minflow.tensor([1.0, float("nan")]).scatter_reduce(
         0, minflow.tensor([0, 0]), minflow.tensor([float("nan"), 2.0]), "amax")
     assert np.isnan(nan.numpy()).all()
+
+
+@pytest.mark.parametrize("alpha", [True, False, 1, 2, 0.5, 0])
+def test_index_add_alpha_as_torch_for_bool_int_and_float(alpha):
+    """bool alpha is a number; bool tensors take alpha as a bool, ints truncate it."""
+    torch = pytest.importorskip("torch")
+    for data, source in (([True, False, False], [False, True]), ([1, 2, 3], [5, 7]),
+                         ([1.0, 2.0, 3.0], [5.0, 7.0])):
+        results = [lib.tensor(data).index_add(0, lib.tensor([0, 1]), lib.tensor(source),
+                                              alpha=alpha).tolist() for lib in (minflow, torch)]
+        assert results[0] == results[1], (data, alpha)

@@ -293,3 +293,22 @@ def test_addr_of_bools_is_logical():
         ours = minflow.addr(*map(minflow.tensor, (x, u, v)), beta=beta, alpha=alpha)
         theirs = torch.addr(*map(torch.tensor, (x, u, v)), beta=beta, alpha=alpha)
         assert ours.dtype is minflow.bool and ours.tolist() == theirs.tolist(), (beta, alpha)
+
+
+@pytest.mark.parametrize("shapes, dims", [(((1, 1, 1), (2, 1, 2)), ([0, 1], [2, 0])),
+                                          (((3, 2, 1), (1, 3, 4)), ([2, 0], [0, 1])),
+                                          (((2, 3), (1, 4)), ([0], [0]))])
+def test_tensordot_pairs_a_size_one_dim_with_any(shapes, dims):
+    """As torch: the other operand is summed over that dim, in value and gradient."""
+    grads = []
+    for lib in (minflow, torch):
+        a, b = (lib.tensor(RNG_FIXED[:np.prod(s)].reshape(s), requires_grad=True) for s in shapes)
+        out = lib.tensordot(a, b, dims)
+        (out * lib.tensor(np.arange(1.0, out.numel() + 1).reshape(tuple(out.shape)))).sum() \
+            .backward()
+        grads.append([out.detach().numpy(), a.grad.numpy(), b.grad.numpy()])
+    for ours, theirs in zip(*grads):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+RNG_FIXED = np.random.default_rng(11).standard_normal(24)
