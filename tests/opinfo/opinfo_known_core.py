@@ -28,10 +28,4 @@ KNOWN = {
     "norm.nuc-float64": "differs from torch; not yet examined",
     "argsort-bool": "differs from torch; not yet examined",
     "argsort-float16": "differs from torch; not yet examined",
-    "repeat_interleave-bool": "differs from torch; not yet examined",
-    "repeat_interleave-float16": "differs from torch; not yet examined",
-    "repeat_interleave-float32": "differs from torch; not yet examined",
-    "repeat_interleave-float64": "differs from torch; not yet examined",
-    "repeat_interleave-int32": "differs from torch; not yet examined",
-    "repeat_interleave-int64": "differs from torch; not yet examined",
 }
