@@ -24,8 +24,6 @@ KNOWN = {
     "svd-float64": "differs from torch; not yet examined",
     "sort-bool": "differs from torch; not yet examined",
     "sort-float16": "differs from torch; not yet examined",
-    "norm.nuc-float32": "differs from torch; not yet examined",
-    "norm.nuc-float64": "differs from torch; not yet examined",
     "argsort-bool": "differs from torch; not yet examined",
     "argsort-float16": "differs from torch; not yet examined",
 }

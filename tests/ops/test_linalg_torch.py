@@ -312,3 +312,19 @@ def test_tensordot_pairs_a_size_one_dim_with_any(shapes, dims):
 
 
 RNG_FIXED = np.random.default_rng(11).standard_normal(24)
+
+
+@pytest.mark.parametrize("args", [("nuc",), ("nuc", (1, 2)), ("nuc", (2, 0), True),
+                                  ("nuc", [0, 1])])
+def test_norm_nuc_is_the_nuclear_matrix_norm(args):
+    a = normal(3, 4, 5)
+    results = []
+    for lib in (minflow, torch):
+        x = lib.tensor(a if len(args) > 1 else a[0], requires_grad=True)
+        out = lib.norm(x, *args)
+        out.sum().backward()
+        results.append((tuple(out.shape), out.detach().numpy(), x.grad.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, **TOL["float64"])
+    with pytest.raises(RuntimeError, match="norm: linalg.matrix_norm: dim must be a 2-tuple"):
+        minflow.norm(minflow.tensor(a), "nuc")
