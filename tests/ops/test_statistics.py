@@ -222,3 +222,15 @@ def test_histc_sweep_against_torch():
         theirs = torch.histc(torch.tensor(a), bins, low, high)
         assert ours.dtype.name == dtype
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_mode_of_bools_as_torch():
+    torch = pytest.importorskip("torch")
+    a = np.array([[True, False, True, False], [False, False, True, True], [True, True, True,
+                                                                            False]])
+    for dim, keepdim in itertools.product((0, 1, -1), (False, True)):
+        ours = minflow.mode(minflow.tensor(a), dim, keepdim)
+        theirs = torch.mode(torch.tensor(a), dim, keepdim)
+        assert ours.values.dtype is minflow.bool
+        assert ours.values.tolist() == theirs.values.tolist()
+        assert ours.indices.tolist() == theirs.indices.tolist()
