@@ -18,7 +18,6 @@ KNOWN = {
     "kthvalue-int64": _PARTIAL_SORT,
     "matrix_exp-float16": "differs from torch; not yet examined",
     "matrix_exp-float32": "differs from torch; not yet examined",
-    "nextafter-float64": "differs from torch; not yet examined",
     "topk-int32": _PARTIAL_SORT,
     "topk-int64": _PARTIAL_SORT,
     "mode-bool": _MODE_TIES,
