@@ -12,6 +12,7 @@ from ..core.functional import make_inplace, public
 from ..core.namespace import F
 from ..core.tensor import wrap_dim
 from .infer import broadcast_shapes
+from .opmath import in_float32
 
 __all__ = ["kron", "tensordot", "inner", "vdot", "dist", "cdist", "addmv", "addr", "baddbmm",
            "addbmm", "chain_matmul", "ger"]
@@ -205,7 +206,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 def _scaled_sum(name, input, product, beta, alpha):
     """beta * input + alpha * product, input broadcast to product's shape (ignored when
-    beta is 0, its NaNs too, as torch)."""
+    beta is 0, its NaNs too, as torch). Callers compute float16 as torch's kernels do."""
     for arg, value in (("beta", beta), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, numbers.Number):
             raise TypeError(f"{name}: expected {arg} to be a number, got "
@@ -246,7 +247,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     """
     _check_ndim("addmv", "mat", mat, 2)
     _check_ndim("addmv", "vec", vec, 1)
-    return _scaled_sum("addmv", input, F.mv(mat, vec), beta, alpha)
+    return in_float32(lambda x, a, b: _scaled_sum("addmv", x, F.mv(a, b), beta, alpha),
+                      input, mat, vec)
 
 
 @public(method=True)
@@ -260,6 +262,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """
     _check_ndim("addr", "vec1", vec1, 1)
     _check_ndim("addr", "vec2", vec2, 1)
+    if vec1.dtype.is_floating_point and isinstance(alpha, numbers.Number) and \
+            not isinstance(alpha, bool) and alpha != 1:
+        # NOTE: as torch's kernel, (alpha * vec1) * vec2, each op rounded in the dtype
+        vec1, alpha = F.mul(vec1, alpha), 1
     return _scaled_sum("addr", input, F.outer(vec1, vec2), beta, alpha)
 
 
@@ -272,7 +278,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     >>> minflow.baddbmm(minflow.ones(2, 1, 1), minflow.ones(2, 1, 3), minflow.ones(2, 3, 1)).shape
     minflow.Size([2, 1, 1])
     """
-    return _scaled_sum("baddbmm", input, F.bmm(batch1, batch2), beta, alpha)
+    return in_float32(lambda x, a, b: _scaled_sum("baddbmm", x, F.bmm(a, b), beta, alpha),
+                      input, batch1, batch2)
 
 
 @public(method=True)
@@ -284,8 +291,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     >>> minflow.addbmm(minflow.zeros(1, 1), minflow.ones(2, 1, 3), minflow.ones(2, 3, 1)).item()
     6.0
     """
-    product = F.sum(F.bmm(batch1, batch2), 0, dtype=batch1.dtype)      # int32 stays int32
-    return _scaled_sum("addbmm", input, product, beta, alpha)
+    def scaled(x, a, b):        # the sum keeps int32 int32
+        return _scaled_sum("addbmm", x, F.sum(F.bmm(a, b), 0, dtype=a.dtype), beta, alpha)
+    return in_float32(scaled, input, batch1, batch2)
 
 
 @public

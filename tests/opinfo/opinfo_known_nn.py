@@ -1,14 +1,6 @@
 """Known deviations on the OpInfo samples of nn.functional and linalg ops, and on every
 OpInfo's error inputs (see opinfo_known.py)."""
 KNOWN = {
-    "nn.functional.softmin-float16": "differs from torch; not yet examined",
-    "nn.functional.softmin-float32": "differs from torch; not yet examined",
-    "nn.functional.softmin-float64": "differs from torch; not yet examined",
-    "nn.functional.softmin.with_dtype-float16": "differs from torch; not yet examined",
-    "nn.functional.softmin.with_dtype-float32": "differs from torch; not yet examined",
-    "nn.functional.softmin.with_dtype-float64": "differs from torch; not yet examined",
-    "nn.functional.softmin.with_dtype-int32": "differs from torch; not yet examined",
-    "nn.functional.softmin.with_dtype-int64": "differs from torch; not yet examined",
     "nn.functional.cross_entropy-float16": "differs from torch; not yet examined",
     "nn.functional.avg_pool1d-int64": "differs from torch; not yet examined",
     "nn.functional.conv_transpose1d-int64": "differs from torch; not yet examined",
@@ -114,7 +106,6 @@ KNOWN = {
     "errors-nn.functional.prelu": "differs from torch; not yet examined",
     "errors-nn.functional.triplet_margin_loss": "differs from torch; not yet examined",
     "errors-ne": "differs from torch; not yet examined",
-    "errors-narrow": "differs from torch; not yet examined",
     "errors-gather": "differs from torch; not yet examined",
     "errors-index_select": "differs from torch; not yet examined",
     "errors-take": "differs from torch; not yet examined",
