@@ -70,7 +70,7 @@ _OPS = {
     "lcm": ("least common multiple of |input| and |other| (integers)", "promote", True,
             "minflow.tensor([4, -6]), minflow.tensor([6, 4])", "[12, 12]"),
 }
-_NO_GRAD = ("nextafter", "gcd", "lcm")
+_NO_GRAD = ("gcd", "lcm")
 _NO_INPLACE = ("logaddexp", "logaddexp2", "fmax", "fmin")
 
 for _name, (_formula, _result, _tensor_only, _args, _printed) in _OPS.items():

@@ -173,6 +173,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     >>> minflow.gradient(minflow.tensor([1.0, 2.0, 4.0, 8.0]))
     (tensor([1.0000, 1.5000, 3.0000, 4.0000]),)
     """
+    spacing = 1 if spacing is None else spacing         # torch takes an explicit None
     dims, spacings = _gradient_args(input, spacing, dim, edge_order)
     if not input.dtype.is_floating_point:
         input = F.cast(input, dtypes.get_default_dtype())

@@ -307,13 +307,21 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     """logspace(start, end, steps, base=10.0, *, dtype=None, device=None,
     requires_grad=False) -> Tensor
 
-    ``steps`` values base ** e for e evenly spaced from ``start`` to ``end`` (computed in
-    float64, then cast to ``dtype``, the default float dtype when None).
+    ``steps`` values base ** e for e evenly spaced from ``start`` to ``end``. As torch,
+    ``start`` and ``end`` are first rounded to ``dtype`` (the default float dtype when None;
+    integer dtypes truncate them; not for a single step), then the powers are computed in
+    float64 and cast.
 
     >>> minflow.logspace(0, 2, 3).tolist()
     [1.0, 10.0, 100.0]
+    >>> minflow.logspace(0, 1.9, 2, dtype=minflow.int64).tolist()
+    [1, 10]
     """
-    exponents = F.linspace(start, end, _int("logspace", "steps", steps), dtype=dtypes.float64,
-                           device=device)
-    out = F.cast(F.pow(float(base), exponents), dtype or dtypes.get_default_dtype())
+    dtype = dtypes.as_dtype(dtype or dtypes.get_default_dtype())
+    steps = _int("logspace", "steps", steps)
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    if steps != 1:      # NOTE: torch's one value is base ** start, start not rounded
+        start, end = (float(np.asarray(v).astype(dtype.np)) for v in (start, end))
+    exponents = F.linspace(start, end, steps, dtype=dtypes.float64, device=device)
+    out = F.cast(F.pow(float(base), exponents), dtype)
     return out.requires_grad_(True) if requires_grad else out

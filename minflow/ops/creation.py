@@ -64,7 +64,17 @@ def _arange_infer(start, end, step, dtype, device):
     if (end - start) * step < 0:
         raise RuntimeError(f"upper bound and larger bound inconsistent with step sign "
                            f"(start={start}, end={end}, step={step})")
-    return (max(0, math.ceil((end - start) / step)),), dtype
+    return (arange_length(start, end, step, dtype),), dtype
+
+
+def arange_length(start, end, step, dtype):
+    """torch's length: ceil((end - start) / step) in doubles, or for int64 in integers on
+    the truncated bounds (C++ division)."""
+    if dtype.name != "int64":
+        return max(0, math.ceil((end - start) / step))
+    start, end, step = int(start), int(end), int(step)
+    span = end - start + step - (1 if step > 0 else -1)
+    return abs(span) // abs(step) if (span > 0) == (step > 0) else 0
 
 
 define_op("arange", [], attrs=[Attr("start", "float"), Attr("end", "float"), Attr("step", "float"),
@@ -194,6 +204,7 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    values = [int(v) if isinstance(v, bool) else v for v in values]     # torch takes bools
     if dtype is None:
         dtype = dtypes.int64 if all(isinstance(v, int) for v in values) else \
             dtypes.get_default_dtype()

@@ -439,16 +439,14 @@ def clamp_max(input, max):
 
 
 def _check_mask(input, mask):
+    """The shape input and the bool mask broadcast to (the result's, as torch's
+    out-of-place masked_fill; the in-place one keeps input's shape)."""
     infer.check_dtype(mask, (dtypes.bool,), "mask")
-    shape = infer.broadcast_shapes(input._data.shape, mask._data.shape)
-    if shape != tuple(input._data.shape):
-        raise RuntimeError(f"mask of shape {list(mask._data.shape)} must broadcast to input "
-                           f"shape {list(input._data.shape)}")
+    return infer.broadcast_shapes(input._data.shape, mask._data.shape)
 
 
 def _masked_fill_infer(input, mask, value):
-    _check_mask(input, mask)
-    return input._data.shape, input.dtype
+    return _check_mask(input, mask), input.dtype
 
 
 _masked_fill_op = define_op("masked_fill", [Input("input"), Input("mask", promote=False)],
@@ -461,7 +459,7 @@ def masked_fill(input, mask, value):
     """masked_fill(input, mask, value) -> Tensor
 
     Copy of ``input`` with ``value`` (a number or a 0-dim tensor, converted to input's
-    dtype) where the bool ``mask`` (broadcast to input) is True.
+    dtype) where the bool ``mask`` is True; input and mask broadcast together.
 
     >>> x = minflow.tensor([1.0, 2.0])
     >>> x.masked_fill(x > 1, 0.0).tolist()

@@ -122,10 +122,9 @@ def mvlgamma(input, p, *, out=None):
     if input.dtype is dtypes.bool:
         raise RuntimeError("mvlgamma: The input tensor may not be a boolean tensor.")
     input = F.cast(input, dtypes.to_float(input.dtype))      # ints: the default float
-    result = F.lgamma(input)
-    for j in range(1, p):
-        result = result + F.lgamma(F.sub(input, j / 2))
-    result = result + p * (p - 1) / 4 * math.log(math.pi)
+    # as torch: the p terms summed in one reduction (float16 rounds once there)
+    terms = F.stack([F.lgamma(F.sub(input, j / 2) if j else input) for j in range(p)], -1)
+    result = F.add(F.sum(terms, -1), p * (p - 1) / 4 * math.log(math.pi))
     return result if out is None else write_out(result, out, "mvlgamma")
 
 

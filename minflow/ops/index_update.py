@@ -77,15 +77,18 @@ def index_add(input, dim, index, source, *, alpha=1):
 
     A copy of ``input`` with ``alpha * source[..., i, ...]`` added at ``index[i]`` along
     ``dim`` (repeated indices add up); ``source`` is input's shape with ``len(index)`` at
-    ``dim``, and input's dtype. For integer tensors alpha is truncated to an int, as torch.
+    ``dim``, and input's dtype. As torch, alpha is truncated to an int for integer tensors
+    and taken as a bool for bool ones (where adding is a logical or).
 
     >>> minflow.zeros(3).index_add(0, minflow.tensor([0, 2, 0]), minflow.ones(3), alpha=2)
     tensor([4., 0., 2.])
     """
-    if not isinstance(alpha, numbers.Number) or isinstance(alpha, bool):
+    if not isinstance(alpha, numbers.Number):
         raise TypeError(f"index_add: expected alpha to be a number, got {type(alpha).__name__}")
+    if not input.dtype.is_floating_point:
+        alpha = bool(alpha) if input.dtype is dtypes.bool else int(alpha)
     if isinstance(source, Tensor) and alpha != 1:
-        source = F.mul(source, alpha if input.dtype.is_floating_point else int(alpha))
+        source = F.mul(source, alpha)
         source = F.cast(source, input.dtype) if source.dtype is not input.dtype else source
     return _update("index_add", input, dim, index, source, True, RuntimeError)
 
@@ -260,7 +263,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     A copy of ``input`` where out[index[i][j]][j] (dim=0) is the ``reduce`` ("sum",
     "prod", "mean", "amax" or "amin") of all src[i][j] sent there, and of input's value
     there too with ``include_self``; places nothing is sent to keep input's value. An
-    integer "mean" rounds down. Ties of amax / amin share the gradient evenly, as torch.
+    integer "mean" rounds down; on bools "sum" and "amax" are a logical or, "prod" and
+    "amin" a logical and. Ties of amax / amin share the gradient evenly, as torch.
 
     >>> x = minflow.tensor([1.0, 2.0, 3.0])
     >>> x.scatter_reduce(0, minflow.tensor([0, 0, 2]), minflow.tensor([5.0, 4.0, 1.0]),
@@ -273,6 +277,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if not isinstance(index, Tensor) or not isinstance(src, Tensor):
         raise TypeError(f"scatter_reduce: expected index and src to be Tensors, got "
                         f"{type(index).__name__} and {type(src).__name__}")
+    if reduce == "mean" and input.dtype is dtypes.bool:
+        raise NotImplementedError("scatter_reduce: reduce='mean' is not implemented for bool "
+                                  "tensors, as in torch")
     dim = wrap_dim(dim, input.ndim, "scatter_reduce")
     size = input.shape[dim] if input.ndim else 1
     data = index._data

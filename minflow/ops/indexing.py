@@ -346,13 +346,17 @@ def scatter_add(input, dim, index, src):
 
 
 @public(method=True)
-def scatter(input, dim, index, src=None, *, value=None):
-    """scatter(input, dim, index, src) or scatter(input, dim, index, value=v) -> Tensor
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """scatter(input, dim, index, src, *, reduce=None) or scatter(input, dim, index, value=v)
 
     A copy of ``input`` with out[index[i][j]][j] = src[i][j] (dim=0), or ``value``.
+    ``reduce`` ("add" or "multiply", deprecated in torch) combines them with input's
+    values instead: scatter_reduce with "sum" or "prod".
 
     >>> minflow.zeros(3).scatter(0, minflow.tensor([2]), minflow.tensor([7.0])).tolist()
     [0.0, 0.0, 7.0]
+    >>> minflow.ones(3).scatter(0, minflow.tensor([2, 2]), 3.0, reduce="multiply").tolist()
+    [1.0, 1.0, 9.0]
     """
     _expect_index(index, "scatter")
     if value is None and not isinstance(src, Tensor):
@@ -362,6 +366,12 @@ def scatter(input, dim, index, src=None, *, value=None):
                         f"src={src!r}, value={value!r}")
     if src is None:
         src = F.full(tuple(index.shape), value, dtype=input.dtype, device=input.device)
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"scatter: reduce argument must be either add or multiply, "
+                               f"got {reduce!r}")
+        return F.scatter_reduce(input, dim, index, src,
+                                "sum" if reduce == "add" else "prod")
     return apply(SCATTER, (input, index, src), {"dim": wrap_dim(dim, input.ndim, "scatter")})
 
 

@@ -47,11 +47,17 @@ NARROW = define_op("narrow", ["input"], infer=_narrow_infer, traits=VIEW,
 @public(method=True)
 def narrow(input, dim, start, length):
     """narrow(input, dim, start, length) -> Tensor, a view of ``input[..., start:start+length]``
-    along ``dim``; a negative ``start`` counts from the end.
+    along ``dim``; a negative ``start`` counts from the end. ``start`` may be a 0-dim integer
+    tensor, as torch.
 
     >>> minflow.arange(5).narrow(0, 1, 3).tolist()
     [1, 2, 3]
     """
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start.dtype not in (dtypes.int32, dtypes.int64):
+            raise RuntimeError(f"narrow: start must be an 0-dim integral Tensor, got a "
+                               f"{start.ndim}-dim {start.dtype.name} tensor")
+        start = start.item()
     if input.ndim == 0:
         raise RuntimeError("narrow: narrow() cannot be applied to a 0-dim tensor.")
     if isinstance(start, Tensor):                   # torch's narrow(Tensor start) overload

@@ -7,10 +7,12 @@ functions of their own (gradients, graph mode and cuda come from those ops).
 import math
 import numbers
 
+from ..core.dtype import bool as _bool
 from ..core.functional import make_inplace, public
 from ..core.namespace import F
 from ..core.tensor import wrap_dim
 from .infer import broadcast_shapes
+from .opmath import in_float32
 
 __all__ = ["kron", "tensordot", "inner", "vdot", "dist", "cdist", "addmv", "addr", "baddbmm",
            "addbmm", "chain_matmul", "ger"]
@@ -64,15 +66,20 @@ def tensordot(a, b, dims=2, out=None):
     """tensordot(a, b, dims=2, out=None) -> Tensor
 
     Sums a * b over pairs of dims: ``dims`` an int d (a's last d dims with b's first d)
-    or two lists of dims. One matmul on the permuted, flattened operands.
+    or two lists of dims; a dim of size 1 pairs with one of any size, as torch. One matmul
+    on the permuted, flattened operands.
 
     >>> minflow.tensordot(minflow.ones(2, 3, 4), minflow.ones(3, 4, 5)).shape
     minflow.Size([2, 5])
     """
     _check_same_dtype("tensordot", a, b, ("a", "b"))
     da, db = _tensordot_dims(a, b, dims)
-    for x, y in zip(da, db):
-        if a.shape[x] != b.shape[y]:
+    for x, y in zip(da, db):     # as torch, a size-1 dim pairs with any: sum the other
+        if b.shape[y] == 1:
+            a = F.sum(a, x, keepdim=True, dtype=a.dtype)
+        elif a.shape[x] == 1:
+            b = F.sum(b, y, keepdim=True, dtype=b.dtype)
+        elif a.shape[x] != b.shape[y]:
             raise RuntimeError(f"tensordot: contracted dimensions need to match, but first has "
                                f"size {a.shape[x]} in dim {x} and second has size {b.shape[y]} "
                                f"in dim {y}")
@@ -199,7 +206,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 def _scaled_sum(name, input, product, beta, alpha):
     """beta * input + alpha * product, input broadcast to product's shape (ignored when
-    beta is 0, its NaNs too, as torch)."""
+    beta is 0, its NaNs too, as torch). Callers compute float16 as torch's kernels do."""
     for arg, value in (("beta", beta), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, numbers.Number):
             raise TypeError(f"{name}: expected {arg} to be a number, got "
@@ -212,6 +219,12 @@ def _scaled_sum(name, input, product, beta, alpha):
     if not fits:
         raise RuntimeError(f"{name}: expected input to broadcast to the product's shape "
                            f"{list(shape)}, got {list(input.shape)}")
+    if product.dtype is _bool:          # as torch: (beta and input) or (alpha and product)
+        if not alpha:
+            product = F.zeros_like(product)
+        return product if not beta else F.logical_or(input, product)
+    if not product.dtype.is_floating_point:     # torch casts the scalars to the int dtype
+        beta, alpha = int(beta), int(alpha)
     if alpha != 1:
         product = F.mul(product, alpha)
     if beta == 0:
@@ -234,7 +247,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     """
     _check_ndim("addmv", "mat", mat, 2)
     _check_ndim("addmv", "vec", vec, 1)
-    return _scaled_sum("addmv", input, F.mv(mat, vec), beta, alpha)
+    return in_float32(lambda x, a, b: _scaled_sum("addmv", x, F.mv(a, b), beta, alpha),
+                      input, mat, vec)
 
 
 @public(method=True)
@@ -248,6 +262,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """
     _check_ndim("addr", "vec1", vec1, 1)
     _check_ndim("addr", "vec2", vec2, 1)
+    if vec1.dtype.is_floating_point and isinstance(alpha, numbers.Number) and \
+            not isinstance(alpha, bool) and alpha != 1:
+        # NOTE: as torch's kernel, (alpha * vec1) * vec2, each op rounded in the dtype
+        vec1, alpha = F.mul(vec1, alpha), 1
     return _scaled_sum("addr", input, F.outer(vec1, vec2), beta, alpha)
 
 
@@ -260,7 +278,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     >>> minflow.baddbmm(minflow.ones(2, 1, 1), minflow.ones(2, 1, 3), minflow.ones(2, 3, 1)).shape
     minflow.Size([2, 1, 1])
     """
-    return _scaled_sum("baddbmm", input, F.bmm(batch1, batch2), beta, alpha)
+    return in_float32(lambda x, a, b: _scaled_sum("baddbmm", x, F.bmm(a, b), beta, alpha),
+                      input, batch1, batch2)
 
 
 @public(method=True)
@@ -272,7 +291,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     >>> minflow.addbmm(minflow.zeros(1, 1), minflow.ones(2, 1, 3), minflow.ones(2, 3, 1)).item()
     6.0
     """
-    return _scaled_sum("addbmm", input, F.sum(F.bmm(batch1, batch2), 0), beta, alpha)
+    def scaled(x, a, b):        # the sum keeps int32 int32
+        return _scaled_sum("addbmm", x, F.sum(F.bmm(a, b), 0, dtype=a.dtype), beta, alpha)
+    return in_float32(scaled, input, batch1, batch2)
 
 
 @public

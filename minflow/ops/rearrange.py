@@ -99,29 +99,59 @@ def tile(input, dims):
 def repeat_interleave(input, repeats, dim=None, *, output_size=None):
     """repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor
 
-    Repeat each element ``repeats`` times (an int) along ``dim``, or over the flattened
-    input when dim is None.
+    Repeat each element ``repeats`` times along ``dim``, or over the flattened input when
+    dim is None. ``repeats`` is an int, or an integer tensor: 0-d, or 1-D with one count
+    per element along dim (or a single count). Tensor counts are read from the data, so
+    the result's shape depends on values (not in graph mode).
 
     >>> minflow.tensor([[1, 2], [3, 4]]).repeat_interleave(2, dim=0).tolist()
     [[1, 2], [1, 2], [3, 4], [3, 4]]
+    >>> minflow.tensor([1, 2, 3]).repeat_interleave(minflow.tensor([2, 0, 1])).tolist()
+    [1, 1, 3]
     """
-    if isinstance(repeats, Tensor):
-        raise NotImplementedError("repeat_interleave: tensor repeats are not implemented in "
-                                  "minflow; pass an int")
-    if not isinstance(repeats, numbers.Integral) or isinstance(repeats, bool) or repeats < 0:
-        raise RuntimeError(f"repeat_interleave: expected repeats to be a non-negative int, "
-                           f"got {repeats!r}")
     if dim is None:
         input, dim = F.reshape(input, (-1,)), 0
     dim = wrap_dim(dim, input.ndim, "repeat_interleave")
-    shape = tuple(input.shape)
-    expanded = F.expand(F.unsqueeze(input, dim + 1),
-                        shape[:dim + 1] + (repeats,) + shape[dim + 1:])
-    out = F.reshape(expanded, shape[:dim] + (shape[dim] * repeats,) + shape[dim + 1:])
+    if isinstance(repeats, Tensor) and repeats.ndim == 0:
+        repeats = _int_repeats(repeats).item()
+    if isinstance(repeats, Tensor):
+        out = _repeat_by_counts(input, _int_repeats(repeats), dim)
+    else:
+        if not isinstance(repeats, numbers.Integral) or isinstance(repeats, bool) or \
+                repeats < 0:
+            raise RuntimeError(f"repeat_interleave: expected repeats to be a non-negative int, "
+                               f"got {repeats!r}")
+        shape = tuple(input.shape)
+        expanded = F.expand(F.unsqueeze(input, dim + 1),
+                            shape[:dim + 1] + (repeats,) + shape[dim + 1:])
+        out = F.reshape(expanded, shape[:dim] + (shape[dim] * repeats,) + shape[dim + 1:])
     if output_size is not None and output_size != out.shape[dim]:
         raise RuntimeError(f"repeat_interleave: expected output_size {out.shape[dim]}, got "
                            f"{output_size}")
     return out
+
+
+def _int_repeats(repeats):
+    if repeats.dtype not in (dtypes.int32, dtypes.int64):
+        raise NotImplementedError(f"repeat_interleave: expected int32 or int64 repeats, got "
+                                  f"{repeats.dtype.name}")
+    if repeats.ndim > 1:
+        raise RuntimeError(f"repeat_interleave: repeats must be 0-dim or 1-dim tensor, got "
+                           f"{repeats.ndim}-dim")
+    return repeats
+
+
+def _repeat_by_counts(input, repeats, dim):
+    """index_select of each position along dim, ``repeats[i]`` times (differentiable)."""
+    counts = repeats.tolist() * (input.shape[dim] if repeats.numel() == 1 else 1)
+    if len(counts) != input.shape[dim]:
+        raise RuntimeError(f"repeat_interleave: repeats must have the same size as input "
+                           f"along dim, but got repeats.size(0) = {len(counts)} and "
+                           f"input.size({dim}) = {input.shape[dim]}")
+    if min(counts, default=0) < 0:
+        raise RuntimeError(f"repeat_interleave: repeats can not be negative, got {counts}")
+    index = [i for i, n in enumerate(counts) for _ in range(n)]
+    return F.index_select(input, dim, F.tensor(index, dtype=dtypes.int64, device=input.device))
 
 
 def _tensors(fn, tensors):

@@ -494,19 +494,29 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """norm(input, p="fro", dim=None, keepdim=False, dtype=None) -> Tensor
 
     Vector p-norm over ``dim`` (all elements when None): (sum |x|^p)^(1/p); "fro" and 2
-    are the Euclidean norm, inf / -inf the max / min of |x|, 0 the count of nonzeros.
+    are the Euclidean norm, inf / -inf the max / min of |x|, 0 the count of nonzeros;
+    "nuc" the nuclear norm (linalg.matrix_norm) of the matrices in two dims (``dim``, or
+    all of a 2-D input).
 
     >>> minflow.norm(minflow.tensor([3., 4.])).item()
     5.0
+    >>> minflow.norm(minflow.tensor([[3., 0.], [0., -4.]]), "nuc").item()
+    7.0
     """
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"norm: expected a floating point input, got {input.dtype.name}")
+    if p == "nuc":
+        from ..linalg import matrix_norm
+        dims = tuple(range(input.ndim)) if dim is None else \
+            (dim,) if isinstance(dim, int) else tuple(dim)
+        if len(dims) != 2:
+            raise RuntimeError(f"norm: linalg.matrix_norm: dim must be a 2-tuple, got {dims}")
+        return matrix_norm(input, "nuc", dims, keepdim, dtype=dtype)
     out_dtype = input.dtype if dtype is None else dtypes.as_dtype(dtype)
     if p == "fro":
         p = 2
     if isinstance(p, str) or isinstance(p, bool) or not isinstance(p, (int, float)):
-        raise ValueError(f"norm: expected p to be 'fro' or a number, got {p!r} (matrix norms "
-                         f"such as 'nuc' are not supported)")
+        raise ValueError(f"norm: expected p to be 'fro', 'nuc' or a number, got {p!r}")
     dims = _checked_dims("norm", dim, input.ndim)
     x = F.cast(input, _accumulate_dtype(out_dtype))
     return F.cast(_vector_norm(x, p, dims, keepdim), out_dtype)

@@ -354,7 +354,8 @@ def transpose(input, dim0, dim1):
     """
     dims = list(range(input.ndim))
     d0, d1 = wrap_dim(dim0, input.ndim, "transpose"), wrap_dim(dim1, input.ndim, "transpose")
-    dims[d0], dims[d1] = d1, d0
+    if dims:        # a 0-d input takes dims 0 and -1, as torch, and stays as it is
+        dims[d0], dims[d1] = d1, d0
     return apply(PERMUTE, (input,), {"dims": tuple(dims)})
 
 

@@ -261,7 +261,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def run_starts(xp, data, dim):
     """Whether each element (each slice along ``dim``) starts a run of equal ones."""
     rows = data.reshape(-1) if dim is None else xp.moveaxis(data, dim, 0).reshape(
-        data.shape[dim], -1)
+        data.shape[dim], data.size // data.shape[dim] if data.shape[dim] else 0)
     starts = xp.ones(rows.shape[0], bool)
     if rows.shape[0] > 1:
         change = rows[1:] != rows[:-1]          # NaN != NaN: each NaN its own run, as torch
@@ -271,6 +271,9 @@ def run_starts(xp, data, dim):
 
 def _unique_consecutive_infer(input, dim):
     data = _values_of(input, "unique_consecutive")
+    if dim is not None and data.size == 0 and data.shape[dim] != 0:
+        raise RuntimeError(f"There are 0 sized dimensions, and they aren't selected, so "
+                           f"unique cannot be applied (shape {list(data.shape)}, dim {dim})")
     xp = array_module(input.device.type)
     n = int(run_starts(xp, data, dim).sum())
     if dim is None:

@@ -11,6 +11,7 @@ from ..core.inplace import write_out
 from ..core.namespace import F
 from ..core.tensor import Tensor
 from . import infer
+from .opmath import in_float32
 from .registry import Input, define_op
 
 EW = ("elementwise", "no_side_effect")
@@ -68,7 +69,7 @@ def lerp(input, end, weight, *, out=None):
 
     Linear interpolation input + weight * (end - input); ``weight`` a number or a tensor
     (all three broadcast). Written as torch does: from ``end`` when |weight| >= 0.5, so
-    weight 1 gives ``end`` exactly.
+    weight 1 gives ``end`` exactly; float16 computed in float32 and rounded once.
 
     >>> minflow.lerp(minflow.tensor([1.0, 2.0]), minflow.tensor([3.0, 6.0]), 0.5).tolist()
     [2.0, 4.0]
@@ -83,6 +84,11 @@ def lerp(input, end, weight, *, out=None):
         raise RuntimeError(f"lerp: expected weight to be a number or a tensor of input's dtype "
                            f"{input.dtype.name}, got {weight.dtype.name}")
     infer.check_broadcast("lerp", input=input, end=end, weight=weight)
+    result = in_float32(_lerp, input, end, weight)
+    return result if out is None else write_out(result, out, "lerp")
+
+
+def _lerp(input, end, weight):
     diff = F.sub(end, input)
     if isinstance(weight, Tensor):
         small = F.lt(F.abs(weight), 0.5)
@@ -92,7 +98,7 @@ def lerp(input, end, weight, *, out=None):
         result = F.add(input, F.mul(diff, weight))
     else:
         result = F.sub(end, F.mul(diff, 1 - weight))
-    return result if out is None else write_out(result, out, "lerp")
+    return result
 
 
 make_inplace(lerp, "lerp_")
@@ -112,14 +118,15 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor
 
     input + value * tensor1 * tensor2 (all broadcast), the product taken as torch does:
-    (value * tensor1) * tensor2.
+    (value * tensor1) * tensor2, float16 in float32 rounded once.
 
     >>> minflow.addcmul(minflow.ones(2), minflow.tensor([1.0, 2.0]), minflow.tensor([3.0, 4.0]),
     ...                 value=0.5).tolist()
     [2.5, 5.0]
     """
     _check_value("addcmul", input, tensor1, tensor2, value)
-    result = F.add(input, F.mul(F.mul(tensor1, value), tensor2))
+    result = in_float32(lambda x, a, b: F.add(x, F.mul(F.mul(a, value), b)), input, tensor1,
+                        tensor2)
     return result if out is None else write_out(result, out, "addcmul")
 
 
@@ -130,8 +137,8 @@ make_inplace(addcmul, "addcmul_")
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor
 
-    input + value * tensor1 / tensor2 (all broadcast), as (value * tensor1) / tensor2;
-    integer tensor1 and tensor2 are refused, as torch does.
+    input + value * tensor1 / tensor2 (all broadcast), as (value * tensor1) / tensor2
+    (float16 in float32, rounded once); integer tensor1 and tensor2 are refused, as torch.
 
     >>> minflow.addcdiv(minflow.ones(2), minflow.tensor([1.0, 2.0]), minflow.tensor([4.0, 4.0]),
     ...                 value=2).tolist()
@@ -142,7 +149,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         raise RuntimeError(f"addcdiv: integer division is not supported; expected a floating "
                            f"point tensor1 or tensor2, got {tensor1.dtype.name} and "
                            f"{tensor2.dtype.name}")
-    result = F.add(input, F.div(F.mul(tensor1, value), tensor2))
+    result = in_float32(lambda x, a, b: F.add(x, F.div(F.mul(a, value), b)), input, tensor1,
+                        tensor2)
     return result if out is None else write_out(result, out, "addcdiv")
 
 

@@ -194,7 +194,7 @@ def _check_q(name, input, q):
                 data.size and not bool(((data >= 0) & (data <= 1)).all()):
             raise RuntimeError(f"{name}: quantile() q values must be in the range [0, 1], "
                                f"got {q.tolist()}")
-        return q.detach()
+        return q        # as torch, differentiable: through the "linear" weights
     if isinstance(q, bool) or not isinstance(q, numbers.Real):
         raise TypeError(f"{name}: expected q to be a float or a Tensor, got "
                         f"{type(q).__name__}")

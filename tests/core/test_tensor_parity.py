@@ -109,6 +109,29 @@ def test_arange_and_linspace_values_match_torch_over_a_sweep():
         check(lambda L: L.linspace(start, end, steps), 1e-6, f"linspace({start}, {end}, {steps})")
 
 
+@pytest.mark.parametrize("make", [
+    lambda L: L.arange(0.0, -8.000001, -4.0, dtype=L.int64),     # int64: truncated bounds
+    lambda L: L.arange(1.0, 5.000001, 2.0, dtype=L.int64),
+    lambda L: L.arange(1.0, 5.000001, 2.0, dtype=L.int32),      # others: length in doubles
+    lambda L: L.arange(-0.9, 2.1, 2.0, dtype=L.int64),
+    lambda L: L.arange(False, True, True),
+    lambda L: L.arange(False, True, True, dtype=L.float32),
+    lambda L: L.linspace(4.3, -3, 50, dtype=L.int64),
+    lambda L: L.linspace(-5, 100, 33, dtype=L.int32),
+    lambda L: L.linspace(4.3, -3, 50, dtype=L.float16),
+    lambda L: L.linspace(-3.3, 7.1, 101, dtype=L.float16),
+    lambda L: L.linspace(2.5, 7, 1, dtype=L.int64),
+    lambda L: L.logspace(0, 1.2, 4, dtype=L.int64),
+    lambda L: L.logspace(0, 1.2, 4, base=5.0, dtype=L.int32),
+    lambda L: L.logspace(4.3, -3, 4, dtype=L.float16),
+    lambda L: L.logspace(4.3, 0, 1, dtype=L.float16),
+])
+def test_ranges_in_int_and_half_dtypes_are_torchs_exactly(make):
+    ours, theirs = make(minflow), make(torch)
+    assert ours.dtype.name == str(theirs.dtype)[6:]
+    assert ours.tolist() == theirs.tolist()
+
+
 def test_from_numpy_shares_memory_and_rejects_unsupported_dtypes():
     a = np.zeros(3, dtype=np.float32)
     t = minflow.from_numpy(a)

@@ -265,6 +265,7 @@ CASES.update({
     "fmod": (lambda a, b: minflow.fmod(a, b), [Leaf(3, 4), Leaf(4, **POS)]),
     "hypot": (lambda a, b: a.hypot(b), [Leaf(3, 4), Leaf(3, 1)]),
     "copysign": (lambda a, b: a.copysign(b), [Leaf(3, 4), Leaf(4)]),
+    "nextafter": (lambda a, b: a.nextafter(b), [Leaf(3, 4), Leaf(4)]),
     "logaddexp": (lambda a, b: a.logaddexp(b), [Leaf(3, 4), Leaf(4)]),
     "logaddexp2": (lambda a, b: a.logaddexp2(b), [Leaf(3, 4), Leaf(3, 1)]),
     "xlogy": (lambda a, b: a.xlogy(b), [Leaf(3, 4), Leaf(4, **POS)]),

@@ -149,7 +149,7 @@ def compare_tensor(expected, got, values, where):
         return [f"{where}: shape expected {tuple(expected.shape)}, got {tuple(got.shape)}"]
     if not values:
         return []
-    e, g = expected.detach().cpu().numpy(), got.detach().cpu().numpy()
+    e, g = expected.numpy(force=True), got.detach().cpu().numpy()   # force: ZeroTensor grads
     atol, rtol = TOLERANCE.get(got.dtype.name, (0, 0))
     if e.dtype.kind == "f":
         close = np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)

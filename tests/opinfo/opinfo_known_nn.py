@@ -34,24 +34,6 @@ KNOWN = {
     "nn.functional.unfold-bool":
         "minflow's unfold (im2col) kernels take floating dtypes only (DTypeError); torch also "
         "runs bool on cpu",
-    "nn.functional.interpolate.nearest-float16":
-        "5-D (N, C, D, H, W) input not implemented for mode 'nearest': 3-D and 4-D only "
-        "(NotImplementedError)",
-    "nn.functional.interpolate.nearest-float32":
-        "5-D (N, C, D, H, W) input not implemented for mode 'nearest': 3-D and 4-D only "
-        "(NotImplementedError)",
-    "nn.functional.interpolate.nearest-float64":
-        "5-D (N, C, D, H, W) input not implemented for mode 'nearest': 3-D and 4-D only "
-        "(NotImplementedError)",
-    "nn.functional.interpolate.nearest-exact-float16":
-        "5-D (N, C, D, H, W) input not implemented for mode 'nearest-exact': 3-D and 4-D only "
-        "(NotImplementedError)",
-    "nn.functional.interpolate.nearest-exact-float32":
-        "5-D (N, C, D, H, W) input not implemented for mode 'nearest-exact': 3-D and 4-D only "
-        "(NotImplementedError)",
-    "nn.functional.interpolate.nearest-exact-float64":
-        "5-D (N, C, D, H, W) input not implemented for mode 'nearest-exact': 3-D and 4-D only "
-        "(NotImplementedError)",
     "nn.functional.interpolate.bilinear-float16":
         "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
         "in float32 and rounds once; results differ by a few float16 ulps",
@@ -63,19 +45,9 @@ KNOWN = {
         "mode 'bicubic' not implemented (NotImplementedError)",
     "nn.functional.interpolate.trilinear-float16":
         "mode 'trilinear' not implemented (NotImplementedError)",
-    "nn.functional.interpolate.trilinear-float32":
-        "mode 'trilinear' not implemented (NotImplementedError)",
-    "nn.functional.interpolate.trilinear-float64":
-        "mode 'trilinear' not implemented (NotImplementedError)",
     "nn.functional.interpolate.area-float16":
         "5-D input not implemented for mode 'area' (NotImplementedError); the 4-D float16 "
         "samples differ by a few ulps (float16 steps)",
-    "nn.functional.interpolate.area-float32":
-        "5-D (N, C, D, H, W) input not implemented for mode 'area': 3-D and 4-D only "
-        "(NotImplementedError)",
-    "nn.functional.interpolate.area-float64":
-        "5-D (N, C, D, H, W) input not implemented for mode 'area': 3-D and 4-D only "
-        "(NotImplementedError)",
     "nn.functional.soft_margin_loss-float16":
         "float16: torch's log1p(exp(-y x)) overflows to inf for -y x > ~11, minflow's stable "
         "softplus gives the finite value",
@@ -222,4 +194,25 @@ KNOWN = {
     "errors-amin":
         "minflow's amin takes no out= argument (TypeError); torch rejects these out= tensors "
         "with RuntimeError",
+    "nn.functional.adaptive_avg_pool3d-float16":
+        "float16: minflow averages each window in float16 steps, torch in float32 rounded once;"
+        " a few values differ by 1-2 ulps",
+    "nn.functional.grid_sample-float16":
+        "float16: minflow's bicubic weights and sums round in float16 steps, torch computes in "
+        "float32 and rounds once; a few values differ by 1-2 ulps",
+    "nn.functional.avg_pool3d-int64":
+        "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
+        "int64 on cpu",
+    "nn.functional.conv3d-int64":
+        "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
+        "int64 on cpu",
+    "nn.functional.conv_transpose3d-int64":
+        "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
+        "int64 on cpu",
+    "nn.functional.max_pool3d-int32":
+        "minflow's max_pool kernels take floating dtypes only (DTypeError); torch also runs "
+        "int32 on cpu",
+    "nn.functional.max_pool3d-int64":
+        "minflow's max_pool kernels take floating dtypes only (DTypeError); torch also runs "
+        "int64 on cpu",
 }

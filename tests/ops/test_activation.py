@@ -83,6 +83,15 @@ def test_softmax_log_softmax(dim, device):
         assert gradcheck(fn, (x,)) and gradgradcheck(fn, (x,))
 
 
+@pytest.mark.parametrize("shape, dim", [((5, 0, 0), -1), ((0, 3), 1), ((3, 0), -1), ((0,), 0)])
+def test_softmax_of_empty_tensors(shape, dim, device):
+    x = minflow.zeros(*shape, device=device, requires_grad=True)
+    for fn in (Fn.softmax, Fn.log_softmax):
+        out = fn(x, dim)
+        out.sum().backward()
+        assert tuple(out.shape) == shape and tuple(x.grad.shape) == shape
+
+
 def test_softmax_is_stable_and_takes_dtype():
     x = minflow.tensor([1000.0, 1000.0, -1000.0])
     assert Fn.softmax(x, 0).tolist() == [0.5, 0.5, 0.0]

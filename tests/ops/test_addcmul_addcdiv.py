@@ -46,3 +46,24 @@ def test_method_and_inplace(name):
 def test_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x, a, b: t.addcmul(x, a, b, value=3.14),
+    lambda t, x, a, b: t.addcdiv(x, a, b.abs() + 0.5, value=3.14),
+    lambda t, x, a, b: t.lerp(x, a, 0.4),
+    lambda t, x, a, b: t.lerp(x, a, b),
+    lambda t, x, a, b: t.addr(x, a[0], b[:, 0], beta=0.6, alpha=0.2),
+    lambda t, x, a, b: t.baddbmm(x, a[None], b[None], beta=0.2, alpha=0.6)[0],
+    lambda t, x, a, b: t.mvlgamma(x.abs() + 3, 3),
+], ids=["addcmul", "addcdiv", "lerp", "lerp_tensor", "addr", "baddbmm", "mvlgamma"])
+def test_float16_rounds_as_torch(call):
+    """float16 results bit for bit: computed in float32 and rounded once, or op by op,
+    as torch's cpu kernels do."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    data = [rng.standard_normal((8, 8)).astype(np.float16) * 4 for _ in range(3)]
+    ours = call(minflow, *(minflow.tensor(d) for d in data))
+    theirs = call(torch, *(torch.tensor(d) for d in data))
+    assert ours.dtype is minflow.float16
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -46,7 +46,7 @@ BINARY = {
     "fmax": (np.fmax, (anywhere, anywhere), FLOATS + INTS, True),
     "fmin": (np.fmin, (anywhere, anywhere), FLOATS + INTS, True),
     "heaviside": (_heaviside, (anywhere, anywhere), FLOATS + INTS, False),
-    "nextafter": (np.nextafter, (anywhere, anywhere), ("float32", "float64"), False),
+    "nextafter": (np.nextafter, (anywhere, anywhere), ("float32", "float64"), True),
     "gcd": (np.gcd, (integers, integers), INTS, False),
     "lcm": (np.lcm, (integers, integers), INTS, False),
     "float_power": (lambda x, y: np.power(x.astype(np.float64), y.astype(np.float64)),

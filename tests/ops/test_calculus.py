@@ -142,6 +142,7 @@ def test_gradient_sweep_against_torch():
         cases = [({}, {}), ({"spacing": 2.5}, {"spacing": 2.5}),
                  ({"spacing": (2.0, 0.5)}, {"spacing": (2.0, 0.5)}),
                  ({"dim": -1, "spacing": 3}, {"dim": -1, "spacing": 3}),
+                 ({"dim": None, "spacing": None}, {"dim": None, "spacing": None}),
                  ({"spacing": [minflow.tensor(c) for c in coords]},
                   {"spacing": [torch.tensor(c) for c in coords]})]
         if dtype != "int64":

@@ -276,8 +276,10 @@ BAD_INPUTS = {   # name: (call, error type, message naming the function)
     "where one branch": (lambda: minflow.where(_X > 0, _X), TypeError, "where: expected both"),
     "clamp without bounds": (lambda: _X.clamp(), RuntimeError, "clamp: At least one"),
     "clamp bound shape": (lambda: _X.clamp(minflow.zeros(4)), RuntimeError, "clamp: shapes"),
-    "masked_fill mask shape": (lambda: _X.masked_fill(minflow.ones(2, 1, 3) > 0, 0.0),
-                               RuntimeError, "masked_fill: mask of shape \\[2, 1, 3\\]"),
+    "masked_fill mask shape": (lambda: _X.masked_fill(minflow.ones(4) > 0, 0.0),
+                               RuntimeError, "masked_fill: shapes \\[\\[2, 3\\], \\[4\\]\\]"),
+    "masked_fill_ larger mask": (lambda: _X.masked_fill_(minflow.ones(2, 1, 3) > 0, 0.0),
+                                 RuntimeError, "masked_fill_: output with shape \\[2, 3\\]"),
     "masked_fill value dims": (lambda: _X.masked_fill(_X > 0, minflow.ones(1)), RuntimeError,
                                "masked_fill: only supports a 0-dimensional value"),
     "round int decimals": (lambda: minflow.tensor([5]).round(decimals=-1), TypeError,
@@ -303,6 +305,21 @@ def test_clamp_with_tensor_bounds_and_masked_fill_with_tensor_value_are_differen
     assert gradcheck(lambda a, b, c: minflow.clamp(a, b, c), (x, lo, hi))
     value = minflow.tensor(0.5, dtype=minflow.float64, requires_grad=True)
     assert gradcheck(lambda a, v: a.masked_fill(a > 0, v), (x, value))
+
+
+def test_masked_fill_broadcasts_input_to_a_larger_mask():
+    """As torch's out-of-place masked_fill: the result has the broadcast shape and the
+    gradient is summed back to input's shape."""
+    x = minflow.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    mask = minflow.tensor([[True, False, True], [False, False, False]])
+    for value in (5.0, minflow.tensor(5.0)):
+        out = x.masked_fill(mask, value)
+        assert out.tolist() == [[5.0, 2.0, 5.0], [1.0, 2.0, 3.0]]
+        out.sum().backward()
+        assert x.grad.tolist() == [1.0, 2.0, 1.0]
+        x.grad = None
+    x = minflow.tensor(sample(anywhere, (3,), F64, 3), requires_grad=True)
+    assert gradcheck(lambda a: a.masked_fill(mask, 0.5), (x,))
 
 
 def test_integer_pow_with_negative_tensor_exponents_follows_torch():

@@ -233,3 +233,45 @@ def test_scatter_reduce_sweep_against_torch():
     nan = minflow.tensor([1.0, float("nan")]).scatter_reduce(
         0, minflow.tensor([0, 0]), minflow.tensor([float("nan"), 2.0]), "amax")
     assert np.isnan(nan.numpy()).all()
+
+
+@pytest.mark.parametrize("alpha", [True, False, 1, 2, 0.5, 0])
+def test_index_add_alpha_as_torch_for_bool_int_and_float(alpha):
+    """bool alpha is a number; bool tensors take alpha as a bool, ints truncate it."""
+    torch = pytest.importorskip("torch")
+    for data, source in (([True, False, False], [False, True]), ([1, 2, 3], [5, 7]),
+                         ([1.0, 2.0, 3.0], [5.0, 7.0])):
+        results = [lib.tensor(data).index_add(0, lib.tensor([0, 1]), lib.tensor(source),
+                                              alpha=alpha).tolist() for lib in (minflow, torch)]
+        assert results[0] == results[1], (data, alpha)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "amax", "amin"])
+def test_scatter_reduce_of_bools_is_logical_as_torch(reduce):
+    torch = pytest.importorskip("torch")
+    data, source = [True, False, True, False], [[False, True, True], [True, True, False]]
+    index = [[0, 1, 1], [3, 1, 2]]
+    for include_self in (True, False):
+        results = [lib.tensor(data).scatter_reduce(
+            0, lib.tensor(index).reshape(-1), lib.tensor(source).reshape(-1), reduce,
+            include_self=include_self).tolist() for lib in (minflow, torch)]
+        assert results[0] == results[1], include_self
+    for lib in (minflow, torch):
+        with pytest.raises(NotImplementedError):
+            lib.tensor(data).scatter_reduce(0, lib.tensor([0]), lib.tensor([True]), "mean")
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+def test_scatter_with_reduce_as_torch(dtype):
+    """torch's deprecated scatter(..., reduce="add" | "multiply"), with src or a value."""
+    torch = pytest.importorskip("torch")
+    x, index = np.arange(6).reshape(3, 2) % 3, [[0, 1], [0, 0], [2, 1]]
+    src = np.arange(1, 7).reshape(3, 2) % 2
+    values = (None,) if dtype == "bool" else (None, 3)
+    for reduce, value in itertools.product(("add", "multiply"), values):
+        results = [lib.tensor(x.astype(dtype)).scatter(
+            0, lib.tensor(index), lib.tensor(src.astype(dtype)) if value is None else value,
+            reduce=reduce).tolist() for lib in (minflow, torch)]
+        assert results[0] == results[1], (reduce, value)
+    with pytest.raises(RuntimeError, match="scatter: reduce argument must be either add or"):
+        minflow.ones(2).scatter(0, minflow.tensor([0]), 1.0, reduce="mean")

@@ -16,6 +16,8 @@ def _split_at(a, sizes, axis):
 # name: (fn(m, *tensors), numpy reference(*arrays), input shapes, output is a view)
 CASES = {
     "narrow": (lambda m, x: x.narrow(1, -3, 2), lambda a: a[:, 1:3], [(2, 4)], True),
+    "narrow_tensor_start": (lambda m, x: x.narrow(-1, m.tensor(2), 2), lambda a: a[:, 2:4],
+                            [(2, 4)], True),
     "split": (lambda m, x: x.split(2, 1), lambda a: _split_at(a, [2, 2, 1], 1), [(2, 5)], True),
     "split_sections": (lambda m, x: m.split(x, [1, 0, 3], dim=-1),
                        lambda a: _split_at(a, [1, 0, 3], -1), [(2, 4)], True),
@@ -44,6 +46,8 @@ CASES = {
 ERRORS = [
     (lambda m, x: x.narrow(1, 2, 2), RuntimeError, r"start \(2\) \+ length \(2\) exceeds", True),
     (lambda m, x: x.narrow(1, -4, 1), IndexError, "start out of range", True),
+    (lambda m, x: x.narrow(1, m.tensor([1]), 1), RuntimeError, "start must be an 0-dim", True),
+    (lambda m, x: x.narrow(1, m.tensor(1.0), 1), RuntimeError, "start must be an 0-dim", True),
     (lambda m, x: x.split(0), RuntimeError, "split_size can only be 0 if dimension size is 0",
      True),
     (lambda m, x: x.split([1, 1], 1), RuntimeError, "split_sizes to sum exactly to 3", True),

@@ -271,3 +271,60 @@ def test_linalg_errors_as_torch(call):
     assert batch == ("(Batch element" in str(ours.value))
     if "cholesky" in str(theirs.value):
         assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_scaled_sums_cast_scalars_to_int_dtypes(dtype):
+    """Integer inputs keep their dtype; beta and alpha are truncated to it, as torch."""
+    x, a, b = np.arange(15).reshape(3, 5), np.arange(24).reshape(2, 3, 4), np.ones((2, 4, 5))
+    for name, xs in (("addbmm", x), ("baddbmm", x[None])):
+        for beta, alpha in ((1, 1), (2, 3), (0.2, 0.6), (1.7, 2.5)):
+            args = [xs.astype(dtype), a.astype(dtype), b.astype(dtype)]
+            ours = getattr(minflow, name)(*map(minflow.tensor, args), beta=beta, alpha=alpha)
+            theirs = getattr(torch, name)(*map(torch.tensor, args), beta=beta, alpha=alpha)
+            assert ours.dtype.name == dtype
+            assert ours.tolist() == theirs.tolist(), (name, beta, alpha)
+
+
+def test_addr_of_bools_is_logical():
+    x = np.array([[True, False, False], [False, False, True]])
+    u, v = np.array([True, False]), np.array([False, True, False])
+    for beta, alpha in ((1, 1), (3, 2), (0, 1), (1, 0)):
+        ours = minflow.addr(*map(minflow.tensor, (x, u, v)), beta=beta, alpha=alpha)
+        theirs = torch.addr(*map(torch.tensor, (x, u, v)), beta=beta, alpha=alpha)
+        assert ours.dtype is minflow.bool and ours.tolist() == theirs.tolist(), (beta, alpha)
+
+
+@pytest.mark.parametrize("shapes, dims", [(((1, 1, 1), (2, 1, 2)), ([0, 1], [2, 0])),
+                                          (((3, 2, 1), (1, 3, 4)), ([2, 0], [0, 1])),
+                                          (((2, 3), (1, 4)), ([0], [0]))])
+def test_tensordot_pairs_a_size_one_dim_with_any(shapes, dims):
+    """As torch: the other operand is summed over that dim, in value and gradient."""
+    grads = []
+    for lib in (minflow, torch):
+        a, b = (lib.tensor(RNG_FIXED[:np.prod(s)].reshape(s), requires_grad=True) for s in shapes)
+        out = lib.tensordot(a, b, dims)
+        (out * lib.tensor(np.arange(1.0, out.numel() + 1).reshape(tuple(out.shape)))).sum() \
+            .backward()
+        grads.append([out.detach().numpy(), a.grad.numpy(), b.grad.numpy()])
+    for ours, theirs in zip(*grads):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+RNG_FIXED = np.random.default_rng(11).standard_normal(24)
+
+
+@pytest.mark.parametrize("args", [("nuc",), ("nuc", (1, 2)), ("nuc", (2, 0), True),
+                                  ("nuc", [0, 1])])
+def test_norm_nuc_is_the_nuclear_matrix_norm(args):
+    a = normal(3, 4, 5)
+    results = []
+    for lib in (minflow, torch):
+        x = lib.tensor(a if len(args) > 1 else a[0], requires_grad=True)
+        out = lib.norm(x, *args)
+        out.sum().backward()
+        results.append((tuple(out.shape), out.detach().numpy(), x.grad.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, **TOL["float64"])
+    with pytest.raises(RuntimeError, match="norm: linalg.matrix_norm: dim must be a 2-tuple"):
+        minflow.norm(minflow.tensor(a), "nuc")

@@ -37,6 +37,21 @@ def test_method_matches_torch(name, args, kwargs):
     np.testing.assert_allclose(grad_in, t_grad, atol=1e-15)
 
 
+@pytest.mark.parametrize("repeats, kwargs", [([1, 0, 2], {"dim": 1}), ([3], {"dim": 0}),
+                                             (2, {}), ([0, 1, 0, 4], {"dim": -1}),
+                                             ([1, 0, 2], {"dim": 1, "output_size": 3})])
+def test_tensor_repeats_match_torch(repeats, kwargs):
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (torch, minflow):
+        x = lib.tensor(X, requires_grad=True)
+        out = x.repeat_interleave(lib.tensor(repeats), **kwargs)
+        (out * lib.tensor(np.arange(out.numel()).reshape(tuple(out.shape)))).sum().backward()
+        results.append((tuple(out.shape), out.detach().numpy(), x.grad.numpy()))
+    for ours, theirs in zip(results[1], results[0]):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 @pytest.mark.parametrize("name", ["vstack", "hstack"])
 @pytest.mark.parametrize("inputs", [[np.ones(3), np.zeros(3)], [np.array(1.0), np.array(2.0)],
                                     [np.ones((2, 3)), np.zeros((2, 3))]], ids=["1d", "0d", "2d"])
@@ -66,8 +81,14 @@ def test_movedim_and_select_are_views():
     (lambda x: x.tile(2.0), TypeError, "tile: expected dims to be an int or a sequence"),
     (lambda x: x.repeat_interleave(-1), RuntimeError,
      "repeat_interleave: expected repeats to be a non-negative int, got -1"),
-    (lambda x: x.repeat_interleave(minflow.tensor([1, 2])), NotImplementedError,
-     "repeat_interleave: tensor repeats are not implemented"),
+    (lambda x: x.repeat_interleave(minflow.tensor([1, 2]), dim=0), RuntimeError,
+     "repeat_interleave: repeats must have the same size as input along dim"),
+    (lambda x: x.repeat_interleave(minflow.tensor([1.0, 2.0])), NotImplementedError,
+     "repeat_interleave: expected int32 or int64 repeats, got float32"),
+    (lambda x: x.repeat_interleave(minflow.tensor([[1, 2]])), RuntimeError,
+     "repeat_interleave: repeats must be 0-dim or 1-dim tensor"),
+    (lambda x: x.repeat_interleave(minflow.tensor([1, -1]), dim=0), RuntimeError,
+     "repeat_interleave: repeats can not be negative"),
     (lambda x: x.repeat_interleave(2, dim=0, output_size=3), RuntimeError,
      "repeat_interleave: expected output_size 4, got 3"),
     (lambda x: minflow.vstack([]), RuntimeError, "vstack: expects a non-empty sequence"),

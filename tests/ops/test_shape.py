@@ -124,3 +124,11 @@ def test_meta_device_infers_shapes():
     x = minflow.zeros(2, 3, 4, device="meta")
     assert x.permute(2, 0, 1).shape == (4, 2, 3) and x.flatten(1).shape == (2, 12)
     assert x.repeat(1, 2, 1, 1).shape == (1, 4, 3, 4)
+
+
+def test_transpose_of_a_0d_tensor_is_itself():
+    x = minflow.tensor(3.0)
+    for dims in ((0, 0), (0, -1), (-1, -1)):
+        assert x.transpose(*dims).shape == () and x.transpose(*dims).item() == 3.0
+    with pytest.raises(IndexError, match="transpose: Dimension out of range"):
+        x.transpose(0, 1)

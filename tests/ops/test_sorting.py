@@ -175,12 +175,15 @@ def test_unique_consecutive_sweep_against_torch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(3)
     for dtype, shape in itertools.product(("float32", "float64", "int64", "bool"),
-                                          ((0,), (9,), (4, 3), (2, 3, 2))):
+                                          ((0,), (9,), (4, 3), (2, 3, 2), (5, 0, 5))):
         a = rng.integers(0, 2, shape).astype(dtype)
         if dtype.startswith("float") and a.size:
             a.reshape(-1)[:2] = np.nan
         for dim in [None] + list(range(len(shape))):
-            if dim is not None and shape[dim] == 0:
+            if dim is not None and a.size == 0 and shape[dim] != 0:
+                for lib in (minflow, torch):
+                    with pytest.raises(RuntimeError, match="0 sized dimensions"):
+                        lib.unique_consecutive(lib.tensor(a), dim=dim)
                 continue
             ours = minflow.unique_consecutive(minflow.tensor(a), True, True, dim)
             theirs = torch.unique_consecutive(torch.tensor(a), True, True, dim)

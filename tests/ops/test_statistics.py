@@ -159,6 +159,21 @@ def test_grads_against_torch():
         np.testing.assert_array_equal(grads[0], grads[1])
 
 
+def test_quantile_gradient_reaches_q_as_torch():
+    """q is differentiable, through the weights of "linear" interpolation."""
+    torch = pytest.importorskip("torch")
+    a = _data("nan", (3, 5), "float64")
+    for name in ("quantile", "nanquantile"):
+        grads = []
+        for lib in (minflow, torch):
+            q = lib.tensor([0.1, 0.5, 0.8], dtype=lib.float64, requires_grad=True)
+            out = getattr(lib, name)(lib.tensor(a), q, 1)
+            weights = np.arange(1.0, out.numel() + 1).reshape(tuple(out.shape))
+            (out * lib.tensor(weights)).nansum().backward()
+            grads.append(q.grad.numpy())
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, err_msg=name)
+
+
 INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
@@ -207,3 +222,15 @@ def test_histc_sweep_against_torch():
         theirs = torch.histc(torch.tensor(a), bins, low, high)
         assert ours.dtype.name == dtype
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_mode_of_bools_as_torch():
+    torch = pytest.importorskip("torch")
+    a = np.array([[True, False, True, False], [False, False, True, True], [True, True, True,
+                                                                            False]])
+    for dim, keepdim in itertools.product((0, 1, -1), (False, True)):
+        ours = minflow.mode(minflow.tensor(a), dim, keepdim)
+        theirs = torch.mode(torch.tensor(a), dim, keepdim)
+        assert ours.values.dtype is minflow.bool
+        assert ours.values.tolist() == theirs.values.tolist()
+        assert ours.indices.tolist() == theirs.indices.tolist()

@@ -1,7 +1,7 @@
 """Grad functions of the binary math ops (ops/binary_math.py): torch's formulas, so the
 edges agree (hypot at (0, 0) is NaN, xlogy's input grad at input 0 is ln(other) where
-other > 0 and 0 elsewhere, copysign's other grad is 0, fmax / fmin send a tie to input
-whole)."""
+other > 0 and 0 elsewhere, copysign's and nextafter's other grads are 0, fmax / fmin send
+a tie to input whole)."""
 from ...core.namespace import F
 from ..node import register_grad
 from .elementwise import BinaryGrad
@@ -57,6 +57,18 @@ class CopysignGrad(SavedOperands):
             safe = F.where(zero, 1.0, x)       # NOTE: keeps 0 / 0 out of double backward
             grad_x = F.where(zero, 0.0, grad_out * (F.copysign(safe, y) / safe))
         return grad_x, F.zeros_like(grad_out) if need_y else None
+
+
+@register_grad("nextafter")
+class NextafterGrad(SavedOperands):
+    """d/dx = 1 where x != y (a step of one ulp counts as the identity), 0 where x == y
+    (the result is y there); d/dy = 0. torch's formulas."""
+
+    def grads(self, ctx, grad_out):
+        x, y = self.operands(ctx)
+        need_x, need_y = ctx.needs_input_grad
+        return (F.where(F.eq(x, y), 0.0, grad_out) if need_x else None,
+                F.zeros_like(grad_out) if need_y else None)
 
 
 class LogAddExpGrad(SavedOperands):

@@ -343,10 +343,11 @@ class ClampGrad(GradFunction):
 class MaskedFillGrad(GradFunction):
     def capture(self, ctx, inputs, outputs, attrs):
         ctx.save_for_backward(inputs[1])
+        ctx.shape = shape_of(inputs[0])
 
     def apply(self, ctx, grad_out):
         (mask,) = ctx.saved_tensors
-        return F.masked_fill(grad_out, mask, 0.0), None
+        return sum_to(F.masked_fill(grad_out, mask, 0.0), ctx.shape), None
 
 
 @register_grad("clone")

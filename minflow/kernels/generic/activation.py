@@ -34,12 +34,20 @@ def _axis(x, dim):
     return dim if x.ndim else None
 
 
+def _max(xp, x, axis):
+    """x's max along axis (kept), 0 where the reduced dim is empty (numpy raises there)."""
+    if x.size == 0:
+        return xp.zeros(tuple(1 if d == axis % x.ndim else n for d, n in enumerate(x.shape)),
+                        x.dtype)
+    return x.max(axis=axis, keepdims=True)
+
+
 @register_kernel("softmax", ("cpu", "cuda"), FLOATS)
 def softmax(xp, input, dim):
     if input.size == 0:             # numpy's max has no identity for an empty axis
         return xp.empty_like(input)
     axis = _axis(input, dim)
-    out = xp.exp(input - input.max(axis=axis, keepdims=True))   # max 0: exp can't overflow
+    out = xp.exp(input - _max(xp, input, axis))     # max 0: exp can't overflow
     out /= out.sum(axis=axis, keepdims=True)
     return out
 
@@ -49,6 +57,6 @@ def log_softmax(xp, input, dim):
     if input.size == 0:             # numpy's max has no identity for an empty axis
         return xp.empty_like(input)
     axis = _axis(input, dim)
-    shifted = input - input.max(axis=axis, keepdims=True)
+    shifted = input - _max(xp, input, axis)
     shifted -= xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
     return shifted

@@ -1,8 +1,7 @@
 """Kernels of the creation ops."""
-import math
-
 from ...core.dtype import ALL, FLOATS, INTS, NUMERIC
 from ...core.random import generator_for
+from ...ops.creation import arange_length
 from ..registry import register_kernel
 
 
@@ -22,9 +21,9 @@ def empty(xp, shape, dtype, device):
 
 @register_kernel("arange", ("cpu", "cuda"), NUMERIC)
 def arange(xp, start, end, step, dtype, device):
-    # as torch: the length from doubles, values start + i * step in float64 (numpy's own
-    # float32 arange accumulates rounding error) or in int64 with truncated start and step
-    n = max(0, math.ceil((end - start) / step))
+    # as torch: values start + i * step in float64 (numpy's own float32 arange accumulates
+    # rounding error) or in int64 with truncated start and step
+    n = arange_length(start, end, step, dtype)
     if dtype.is_floating_point:
         return (start + xp.arange(n, dtype=xp.float64) * step).astype(dtype.np)
     return (int(start) + xp.arange(n, dtype=xp.int64) * int(step)).astype(dtype.np)
@@ -32,7 +31,21 @@ def arange(xp, start, end, step, dtype, device):
 
 @register_kernel("linspace", ("cpu", "cuda"), NUMERIC)
 def linspace(xp, start, end, steps, dtype, device):
-    return xp.linspace(start, end, steps).astype(dtype.np)
+    # as torch's cpu kernel: the first half start + i * step, the second end - (steps - 1 - i)
+    # * step, in the dtype's own arithmetic (float16 rounds each step); ints truncate start
+    # and end and take a float64 step
+    if dtype.is_floating_point:
+        compute = dtype.np.type
+    else:
+        compute, start, end = xp.float64, int(start), int(end)
+    start, end = compute(start), compute(end)
+    if steps <= 1:
+        return xp.full(steps, start, dtype=dtype.np)
+    step = (end - start) / compute(steps - 1)
+    i = xp.arange(steps)
+    values = xp.where(i < steps // 2, start + step * i.astype(compute),
+                      end - step * (steps - 1 - i).astype(compute))
+    return values.astype(dtype.np)
 
 
 @register_kernel("eye", ("cpu", "cuda"), ALL)

@@ -1,10 +1,11 @@
 """Kernel of scatter_reduce, written once against the array module (numpy or cupy)."""
-from ...core.dtype import NUMERIC
+from ...core.dtype import ALL
 from ..registry import register_kernel
 
 
 def _combine(xp, reduce):
-    # NOTE: maximum / minimum propagate NaN, as torch's amax / amin do
+    # NOTE: maximum / minimum propagate NaN, as torch's amax / amin do; on bools add and
+    # maximum are a logical or, multiply and minimum a logical and, as torch
     return {"sum": xp.add, "mean": xp.add, "prod": xp.multiply, "amax": xp.maximum,
             "amin": xp.minimum}[reduce]
 
@@ -34,7 +35,7 @@ def _segment_reduce(xp, target, values, combine):
     return t[last], v[last]
 
 
-@register_kernel("scatter_reduce", ("cpu", "cuda"), NUMERIC)
+@register_kernel("scatter_reduce", ("cpu", "cuda"), ALL)      # on bools: or, and
 def scatter_reduce(xp, input, index, src, dim, reduce, include_self):
     out = input.reshape(-1).copy()
     if index.size == 0:

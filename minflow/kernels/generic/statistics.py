@@ -2,7 +2,7 @@
 cupy)."""
 import math
 
-from ...core.dtype import FLOATS, NUMERIC
+from ...core.dtype import ALL, FLOATS, NUMERIC
 from ..registry import register_kernel
 
 
@@ -27,7 +27,7 @@ def _rows(xp, x, dim):
     return moved.reshape(-1, moved.shape[-1]), moved.shape[:-1]
 
 
-@register_kernel("mode", ("cpu", "cuda"), NUMERIC)
+@register_kernel("mode", ("cpu", "cuda"), ALL)
 def mode(xp, x, dim):
     """Per row: sort (stable), cut into runs of equal values, take the first longest run
     (the smallest value among the most frequent) and its last element (the last
