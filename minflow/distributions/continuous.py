@@ -18,16 +18,8 @@ def _batch_shape(tensor, *given):
     return tensor.size()
 
 
-class Normal(Distribution):
-    """Normal(loc, scale): the Gaussian of mean loc and standard deviation scale.
-
-    log p(x) = -(x - loc)^2 / (2 scale^2) - log scale - log sqrt(2 pi)
-
-    >>> d = minflow.distributions.Normal(0.0, 1.0)
-    >>> x = minflow.tensor(0.0)
-    >>> round(d.log_prob(x).item(), 4), round(d.cdf(x).item(), 4)
-    (-0.9189, 0.5)
-    """
+class _LocationScale(Distribution):
+    """A real distribution of parameters loc and scale > 0, centred (mean and mode) at loc."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -38,7 +30,7 @@ class Normal(Distribution):
         super().__init__(_batch_shape(self.loc, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        return self._expanded(Normal, batch_shape, _instance, {"loc": (), "scale": ()})
+        return self._expanded(type(self), batch_shape, _instance, {"loc": (), "scale": ()})
 
     @property
     def mean(self):
@@ -47,6 +39,18 @@ class Normal(Distribution):
     @property
     def mode(self):
         return self.loc
+
+
+class Normal(_LocationScale):
+    """Normal(loc, scale): the Gaussian of mean loc and standard deviation scale.
+
+    log p(x) = -(x - loc)^2 / (2 scale^2) - log scale - log sqrt(2 pi)
+
+    >>> d = minflow.distributions.Normal(0.0, 1.0)
+    >>> x = minflow.tensor(0.0)
+    >>> round(d.log_prob(x).item(), 4), round(d.cdf(x).item(), 4)
+    (-0.9189, 0.5)
+    """
 
     @property
     def stddev(self):
@@ -76,32 +80,13 @@ class Normal(Distribution):
         return 0.5 + 0.5 * math.log(2 * math.pi) + F.log(self.scale)
 
 
-class Laplace(Distribution):
+class Laplace(_LocationScale):
     """Laplace(loc, scale): density exp(-|x - loc| / scale) / (2 scale).
 
     >>> d = minflow.distributions.Laplace(0.0, 1.0)
     >>> round(d.log_prob(minflow.tensor(1.0)).item(), 4), d.variance.item()
     (-1.6931, 2.0)
     """
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(_batch_shape(self.loc, loc, scale), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return self._expanded(Laplace, batch_shape, _instance, {"loc": (), "scale": ()})
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
