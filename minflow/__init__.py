@@ -28,6 +28,7 @@ from . import accelerator, amp, backends, cuda, version
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from .cuda import amp as _cuda_amp  # noqa: F401  (minflow.cuda.amp)
 from . import special
+from . import random  # noqa: A004  (torch.random)
 from . import nn
 from . import func
 from . import optim
