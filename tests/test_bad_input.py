@@ -1213,6 +1213,18 @@ SAME_AS_TORCH += [
     (lambda t: t.nn.MaxUnpool3d(2)(t.vol, t.vol.long(), output_size=(3, 3, 3)),
      ValueError, 'max_unpool3d: invalid output_size [3, 3, 3] (dim 0 must be between 6'),
 ]
+# padding_idx out of range: torch's modules and F.embedding assert, F.embedding_bag raises
+SAME_AS_TORCH += [
+    (lambda t: t.nn.Embedding(5, 2, padding_idx=5),
+     AssertionError, 'Embedding: padding_idx must be within num_embeddings [-5, 5), got 5'),
+    (lambda t: t.F.embedding(t.lib.tensor([0]), t.lib.ones(5, 2), padding_idx=7),
+     AssertionError, 'embedding: padding_idx must be within num_embeddings [-5, 5), got 7'),
+    (lambda t: t.nn.EmbeddingBag(5, 2, padding_idx=-6),
+     AssertionError, 'EmbeddingBag: padding_idx must be within num_embeddings'),
+    (lambda t: t.F.embedding_bag(t.lib.tensor([[0]]), t.lib.ones(5, 2), padding_idx=7),
+     RuntimeError, 'embedding_bag: padding_idx must be within num_embeddings [-5, 5), got 7'),
+]
+
 MINFLOW_ONLY += [
     # torch: a ValueError from unpacking the pair
     (lambda t: t.F.lp_pool3d(t.vol, 2, (2, 2)),

@@ -100,8 +100,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     if padding_idx is not None:
         rows = weight.shape[0]
         if not -rows <= padding_idx < rows:
-            raise ValueError(f"embedding_bag: padding_idx must be within num_embeddings "
-                             f"[{-rows}, {rows}), got {padding_idx}")
+            raise RuntimeError(f"embedding_bag: padding_idx must be within num_embeddings "
+                               f"[{-rows}, {rows}), got {padding_idx}")
         padding_idx %= rows
     flat, bag_of, bags = _bags(input, offsets, include_last_offset)
     looked_up = embedding(flat, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq,

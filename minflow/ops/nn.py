@@ -315,8 +315,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if padding_idx is not None and weight.ndim == 2:
         rows = weight.shape[0]
         if not -rows <= padding_idx < rows:
-            raise ValueError(f"embedding: padding_idx must be within num_embeddings "
-                             f"[{-rows}, {rows}), got {padding_idx}")
+            # AssertionError, as torch's (a Python assert there)
+            raise AssertionError(f"embedding: padding_idx must be within num_embeddings "
+                                 f"[{-rows}, {rows}), got {padding_idx}")
         padding_idx %= rows
     if max_norm is not None:
         with no_grad():

@@ -158,8 +158,9 @@ def _check_table_args(name, num_embeddings, padding_idx, sparse):
     """padding_idx made non-negative, after torch's range check; sparse=True refused."""
     if padding_idx is not None:
         if not -num_embeddings <= padding_idx < num_embeddings:
-            raise ValueError(f"{name}: padding_idx must be within num_embeddings "
-                             f"[{-num_embeddings}, {num_embeddings}), got {padding_idx}")
+            # AssertionError, as torch's (a Python assert there)
+            raise AssertionError(f"{name}: padding_idx must be within num_embeddings "
+                                 f"[{-num_embeddings}, {num_embeddings}), got {padding_idx}")
         padding_idx %= num_embeddings
     if sparse:
         raise NotImplementedError(f"{name}: sparse=True is not supported (minflow has no "
