@@ -7,6 +7,7 @@ import minflow
 import minflow.nn as nn
 from minflow.nn.utils import parametrizations as PZ
 from minflow.nn.utils import parametrize as P
+from _train_graph import TrainGraph
 
 torch = pytest.importorskip("torch")
 
@@ -288,18 +289,6 @@ def test_weight_norm_training_matches_torch():
         loss.backward(), tloss.backward()
         opt.step(), topt.step()
         np.testing.assert_allclose(loss.item(), tloss.item(), 1e-5)
-
-
-class TrainGraph(nn.Graph):
-    def __init__(self, model, opt):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = (self.model(x) - y).square().mean()
-        loss.backward()
-        return loss
 
 
 @pytest.mark.parametrize("parametrize", [

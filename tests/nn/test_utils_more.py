@@ -8,6 +8,7 @@ import pytest
 import minflow
 import minflow.nn as nn
 from minflow.nn import utils
+from _train_graph import TrainGraph
 
 torch = pytest.importorskip("torch")
 
@@ -180,18 +181,6 @@ def test_functional_call_tied_weights_and_strict_match_torch():
     with pytest.raises(ValueError, match="appeared in multiple dictionaries"):
         utils.stateless.functional_call(m, ({"a.bias": w[0]}, {"a.bias": w[1]}),
                                         (minflow.ones(1, 2),))
-
-
-class TrainGraph(nn.Graph):
-    def __init__(self, model, opt):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = (self.model(x) - y).square().mean()
-        loss.backward()
-        return loss
 
 
 @pytest.mark.parametrize("apply", [utils.weight_norm, utils.spectral_norm])

@@ -10,6 +10,7 @@ import pytest
 import minflow
 import minflow.nn as nn
 from minflow.utils.checkpoint import checkpoint, checkpoint_sequential
+from _train_graph import TrainGraph
 
 
 def make_net(seed=0, p=0.5):
@@ -149,18 +150,6 @@ class Checkpointed(nn.Module):
 
     def forward(self, x):
         return self.head(checkpoint(self.body, x, use_reentrant=False))
-
-
-class TrainGraph(nn.Graph):
-    def __init__(self, model, opt):
-        super().__init__()
-        self.model = model
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = (self.model(x) - y).square().mean()
-        loss.backward()
-        return loss
 
 
 def test_checkpointed_model_trains_the_same_in_nn_graph_and_eager():
