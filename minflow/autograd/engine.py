@@ -236,8 +236,9 @@ def _accumulate_leaf(leaf, g, sole, create_graph):
     if grad is None:
         # NOTE: the grad may share storage with other grads (add passes one tensor to
         # both inputs) or be an expand view; a copy, unless ``sole`` (see _take_grad),
-        # keeps in-place changes to .grad local.
-        leaf.grad = g if create_graph or sole else F.clone(g)
+        # keeps in-place changes to .grad local. Its shape was checked on its way here
+        # (_route), so it skips the ``.grad`` setter's checks.
+        leaf._grad = g if create_graph or sole else F.clone(g)
     elif create_graph:
         leaf.grad = grad + g
     else:

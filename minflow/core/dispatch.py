@@ -114,7 +114,12 @@ def _named(err, name):
 
 
 class Interpreter:
-    """Runs an op once attrs are resolved and outputs inferred. Subclassed per mode."""
+    """Runs an op once attrs are resolved and outputs inferred. Subclassed per mode.
+
+    ``inplace``: None, or a method that takes over in-place tensor methods (graph mode's
+    tracing of ``x.add_(y)``; see core/inplace.py)."""
+
+    inplace = None
 
     def run(self, op, inputs, attrs, metas):
         raise NotImplementedError
@@ -133,7 +138,8 @@ class EagerInterpreter(Interpreter):
         Anything else (and every error report) goes to ``run_general``.
         """
         dtype = metas[1]
-        if not op.fast or dtype.__class__ is not _DType:
+        single = dtype.__class__ is _DType
+        if not op.fast or not (single or op.promote is None):
             return self.run_general(op, inputs, attrs, metas)
         promote = op.promote
         compute = None if promote is None else (
@@ -162,6 +168,8 @@ class EagerInterpreter(Interpreter):
         if kernel is None:
             return self.run_general(op, inputs, attrs, metas)
         result = kernel(*arrays, **attrs) if attrs else kernel(*arrays)
+        if not single:
+            return self._wrap_outputs(op, inputs, attrs, metas, result, grad)
         if result.__class__ is not _ndarray:
             result = np.asarray(result)     # ufuncs on 0-d arrays return numpy scalars
         if result.dtype is not dtype.np and result.dtype != dtype.np:
@@ -172,6 +180,23 @@ class EagerInterpreter(Interpreter):
         if grad and grad_state.grad_enabled and op.differentiable:
             record(op, inputs, attrs, (out,))
         return out
+
+    @staticmethod
+    def _wrap_outputs(op, inputs, attrs, metas, result, grad):
+        """``run``'s end for an op of several outputs: the kernel's arrays as cpu tensors of
+        the inferred dtypes."""
+        outputs = []
+        for arr, (_, dtype) in zip(result, metas):
+            if arr.__class__ is not _ndarray:
+                arr = np.asarray(arr)       # numpy reductions return numpy scalars
+            if arr.dtype is not dtype.np and arr.dtype != dtype.np:
+                arr = arr.astype(dtype.np)
+            outputs.append(_make(arr, dtype, _CPU))
+        if op.is_view:
+            _share_storage(outputs[0], inputs[0])
+        if grad and grad_state.grad_enabled and op.differentiable:
+            record(op, inputs, attrs, outputs)
+        return tuple(outputs)
 
     def run_general(self, op, inputs, attrs, metas):
         """Any op: variadic inputs, several outputs, creation ops, other devices, meta."""
@@ -283,7 +308,8 @@ def _run_kernel(op, inputs, attrs, specs, device, compute):
         if isinstance(x, Tensor):
             arrays.append(_cast(x._data, x.dtype, compute, spec.promote))
         elif isinstance(x, (list, tuple)) and spec.variadic:
-            arrays.append([_cast(y._data, y.dtype, compute, spec.promote) for y in x])
+            arrays.append([y._data for y in x] if compute is None else
+                          [_cast(y._data, y.dtype, compute, spec.promote) for y in x])
         else:
             arrays.append(x)
     if device.index is not None:
@@ -297,7 +323,7 @@ def _run_kernel(op, inputs, attrs, specs, device, compute):
     for arr, (_, dtype) in zip(result, specs):
         if arr.__class__ is not _ndarray and isinstance(arr, _SCALARS):
             arr = np.asarray(arr)     # numpy reductions return numpy scalars
-        if arr.dtype != dtype.np:
+        if arr.dtype is not dtype.np and arr.dtype != dtype.np:
             arr = arr.astype(dtype.np)
         outs.append(arr)
     return outs

@@ -22,6 +22,8 @@ from .grad_mode import state as grad_state
 from .namespace import F
 from .tensor import Tensor
 
+_ndarray = np.ndarray
+
 __all__ = ["inplace", "write_out", "check_can_cast", "refresh_view"]
 
 
@@ -46,7 +48,7 @@ def inplace(fn, name, self, *args, _direct=None, **kwargs):
     ``_direct``: see ``functional.make_inplace``."""
     if not isinstance(self, Tensor):
         raise TypeError(f"{name}: expected a Tensor, got {type(self).__name__}")
-    traced = getattr(current_interpreter(), "inplace", None)    # graph mode (minflow.graph)
+    traced = current_interpreter().inplace    # graph mode (minflow.graph)
     if traced is not None:
         return traced(fn, name, self, *args, **kwargs)
     _refuse_lazy(self, args, name)
@@ -88,7 +90,9 @@ def inplace(fn, name, self, *args, _direct=None, **kwargs):
 def _refuse_lazy(self, args, name):
     """Graph mode (minflow.graph) has no in-place ops yet: its error, for a lazy tensor."""
     for t in (self, *args):
-        if isinstance(t, Tensor) and getattr(t._data, "is_lazy", False):
+        # NOTE: the class test first: getattr with a default is slow on a miss (ndarray)
+        if (isinstance(t, Tensor) and t._data.__class__ is not _ndarray
+                and getattr(t._data, "is_lazy", False)):
             raise t._data.error(name)
 
 

@@ -4,6 +4,8 @@ A base class of Tensor (which holds the slots these methods read); it imports no
 the autograd package until a method needs it.
 """
 
+import numpy as np
+
 __all__ = ["TensorAutograd"]
 
 
@@ -98,7 +100,8 @@ class TensorAutograd:
         >>> w.grad
         tensor([6.])
         """
-        if getattr(self._data, "is_lazy", False):       # graph mode: backward adds grad ops
+        if (self._data.__class__ is not np.ndarray        # graph mode: backward adds grad ops
+                and getattr(self._data, "is_lazy", False)):
             from ..graph.autodiff import graph_backward
             from .autocast import suspended
             with suspended():

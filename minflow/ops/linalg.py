@@ -3,6 +3,8 @@
 One ``matmul`` op serves matmul, mm, bmm and ``@``; its ``transpose_input`` and
 ``transpose_other`` attrs (swap the last two dims first) let its grad function
 differentiate it with matmul alone. ``einsum`` is an op over a variadic operand list.
+``linear``'s eager backward is one fused op, ``linear_grad`` (``linear_grad_params`` where
+the input needs no grad).
 """
 import string
 
@@ -234,12 +236,44 @@ def _linear_infer(input, weight, bias):
 
 
 # NOTE: its own op (not matmul + add) for speed: the kernel adds the bias in place, and
-# backward runs three ops (two matmuls and a sum) with no broadcasting to undo.
+# backward runs one fused linear_grad op (eager) or two matmuls and a sum (graph mode,
+# double backward), with no broadcasting to undo.
 LINEAR = define_op(
     "linear", ["input", "weight", Input("bias", optional=True)], infer=_linear_infer,
     traits=("opaque", "no_side_effect"),
     doc="input @ weight^T + bias, weight (out_features, in_features), bias (out_features).")
 
+
+
+def _linear_grad_params_infer(grad_out, input):
+    rows = grad_out._data.shape[:-1]
+    if input._data.shape[:-1] != rows or input.dtype is not grad_out.dtype:
+        raise RuntimeError(f"expected input of shape [{', '.join(map(str, rows))}, *] and "
+                           f"dtype {grad_out.dtype.name} as grad_out, got "
+                           f"{list(input._data.shape)} and {input.dtype.name}")
+    out_features = grad_out._data.shape[-1]
+    return [((out_features, input._data.shape[-1]), input.dtype), ((out_features,), input.dtype)]
+
+
+def _linear_grad_infer(grad_out, input, weight):
+    metas = _linear_grad_params_infer(grad_out, input)
+    if weight._data.shape != metas[0][0] or weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected weight of shape {list(metas[0][0])} and dtype "
+                           f"{input.dtype.name}, got {list(weight._data.shape)} and "
+                           f"{weight.dtype.name}")
+    return [(input._data.shape, input.dtype)] + metas
+
+
+LINEAR_GRAD_PARAMS = define_op(
+    "linear_grad_params", ["grad_out", "input"], outputs=("grad_weight", "grad_bias"),
+    infer=_linear_grad_params_infer, traits=("no_grad", "opaque", "no_side_effect"),
+    doc="linear's weight and bias grads in one call: grad_out^T @ input and grad_out summed "
+        "over the rows.")
+LINEAR_GRAD = define_op(
+    "linear_grad", ["grad_out", "input", "weight"],
+    outputs=("grad_input", "grad_weight", "grad_bias"), infer=_linear_grad_infer,
+    traits=("no_grad", "opaque", "no_side_effect"),
+    doc="linear's three grads in one call: grad_out @ weight, then as linear_grad_params.")
 
 def _parse_einsum(equation, operands):
     """The equation with '...' spelled out as letters, '->' always present, and the

@@ -62,9 +62,10 @@ class SGD(Optimizer):
         batches = {}
         for p in params:
             buf, init = self._momentum_buffer(p, momentum)
-            batch = batches.get((p.dtype, p.device, init))
+            key = (p.dtype, id(p.device), init)     # NOTE: devices are interned; id() hashes in C
+            batch = batches.get(key)
             if batch is None:
-                batch = batches[p.dtype, p.device, init] = ([], [], [])
+                batch = batches[key] = ([], [], [])
             batch[0].append(p)
             batch[1].append(p.grad)
             batch[2].append(buf)

@@ -110,6 +110,49 @@ def test_linear():
     assert gradcheck(Fn.linear, args) and gradgradcheck(Fn.linear, args)
 
 
+
+@pytest.mark.parametrize("rows", [(5,), (2, 3), ()])
+def test_linear_grad_ops_match_numpy(rows, device):
+    """linear_grad / linear_grad_params: grad_out @ W, grad_out^T @ x and grad_out summed
+    over the rows, batch dims flattened into rows."""
+    rng = np.random.default_rng(6)
+    g, x, w = (rng.standard_normal(s) for s in (rows + (4,), rows + (3,), (4, 3)))
+    g2, x2 = g.reshape(-1, 4), x.reshape(-1, 3)
+    gx, gw, gb = minflow.library.call("linear_grad", _t(g, device), _t(x, device), _t(w, device))
+    for got, want in [(gx, g @ w), (gw, g2.T @ x2), (gb, g2.sum(0))]:
+        assert got.device.type == device and got.dtype is minflow.float64
+        np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12)
+    gw2, gb2 = minflow.library.call("linear_grad_params", _t(g, device), _t(x, device))
+    assert gw2.cpu().tolist() == gw.cpu().tolist() and gb2.cpu().tolist() == gb.cpu().tolist()
+
+
+def test_linear_grad_ops_errors():
+    g, x, w = minflow.ones(5, 4), minflow.ones(5, 3), minflow.ones(4, 3)
+    with pytest.raises(RuntimeError, match=r"linear_grad: expected weight of shape \[4, 3\]"):
+        minflow.library.call("linear_grad", g, x, minflow.ones(3, 4))
+    with pytest.raises(RuntimeError, match=r"linear_grad_params: expected input of shape "
+                                           r"\[5, \*\] and dtype float32"):
+        minflow.library.call("linear_grad_params", g, minflow.ones(6, 3))
+    with pytest.raises(RuntimeError, match="linear_grad_params: .* float64"):
+        minflow.library.call("linear_grad_params", g, x.double())
+
+
+@pytest.mark.parametrize("need_x,bias", [(True, True), (False, True), (True, False)])
+def test_linear_backward_fused_equals_composite(need_x, bias):
+    """A plain backward runs the fused grad ops; under create_graph the grads come from
+    matmul and sum (differentiable): both give the same numbers."""
+    rng = np.random.default_rng(7)
+    arrays = [rng.standard_normal(s) for s in ((2, 5, 3), (4, 3), (4,))]
+    grads = []
+    for create_graph in (False, True):
+        x, w, b = (_t(a, grad=g) for a, g in zip(arrays, (need_x, True, True)))
+        out = Fn.linear(x, w, b if bias else None)
+        (out * out).sum().backward(create_graph=create_graph)
+        grads.append([t.grad.detach().numpy() for t in (x, w, b) if t.grad is not None])
+    assert len(grads[0]) == len(grads[1]) == need_x + 1 + bias
+    for fused, composite in zip(*grads):
+        np.testing.assert_allclose(fused, composite, rtol=1e-12)
+
 def test_against_torch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(4)

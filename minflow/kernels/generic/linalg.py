@@ -20,6 +20,17 @@ def linear(xp, input, weight, bias, out=None):
     return out
 
 
+
+@register_kernel("linear_grad_params", ("cpu", "cuda"), NUMERIC)
+def linear_grad_params(xp, grad_out, input):
+    rows = grad_out.reshape(-1, grad_out.shape[-1])
+    return xp.matmul(rows.T, input.reshape(-1, input.shape[-1])), rows.sum(axis=0)
+
+
+@register_kernel("linear_grad", ("cpu", "cuda"), NUMERIC)
+def linear_grad(xp, grad_out, input, weight):
+    return (xp.matmul(grad_out, weight),) + linear_grad_params(xp, grad_out, input)
+
 @register_kernel("einsum", ("cpu", "cuda"), NUMERIC)
 def einsum(xp, operands, equation):
     # NOTE: optimize lets numpy contract 3+ operands pairwise via BLAS instead of one loop

@@ -82,6 +82,10 @@ def sgd_update_foreach(xp, params, grads, momentum_buffers, scalars, lr, momentu
                        dampening, weight_decay, nesterov, maximize, init_buffer):
     if scalars is not None:
         lr, momentum, dampening, weight_decay = scalars.tolist()
+    if momentum == 0 and weight_decay == 0 and not maximize:    # plain SGD: param -= lr * g
+        for param, grad in zip(params, grads):
+            add_scaled_(xp, param, grad, -lr)
+        return tuple(params)
     buffers = momentum_buffers if momentum != 0 else (None,) * len(params)
     for param, grad, buf in zip(params, grads, buffers):
         sgd_update(xp, param, grad, buf, None, lr, momentum, dampening, weight_decay,
