@@ -118,14 +118,27 @@ class Function:
         result = outputs if isinstance(result, tuple) else outputs[0]
         node.ctx = ctx
         node.out_meta = tuple((o._data.shape, o.dtype, o.device) for o in outputs)
-        ctx._outputs = outputs
         frozen = getattr(ctx, "non_differentiable", ())
         for nr, o in enumerate(outputs):
             if o.dtype.is_floating_point and not any(o is t for t in frozen):
                 o._requires_grad, o._grad_fn, o._output_nr = True, node, nr
+        ctx._saved = [_saved_output(entry, outputs, node) for entry in ctx._saved]
         if _anomaly[0]:
             node.source = user_source_line()
         return result
+
+
+def _saved_output(entry, outputs, node):
+    """A tensor forward saved that turned out to be an output of ``node``: kept as its array
+    and output number, as GradContext.save_for_backward keeps outputs, and re-made on
+    unpack; kept as the tensor, it would hold ``node`` in a reference cycle."""
+    if entry is None or entry[3] >= 0:
+        return entry
+    t = entry[0]
+    for nr, o in enumerate(outputs):
+        if o is t and o._grad_fn is node:
+            return (t._data, entry[1], entry[2], nr)
+    return entry
 
 
 def _alias(t):

@@ -96,7 +96,10 @@ class GradContext:
     materialize_grads = True      # output grads that were not computed arrive as zeros
 
     def __init__(self, node, needs_input_grad, outputs):
-        self._node = node
+        # NOTE: weak: node.ctx is this context, and a strong pair would be a cycle that only
+        # the cyclic GC frees, keeping the saved tensors of a graph that is never
+        # backpropagated alive long after its output is gone
+        self._node = weakref.ref(node)
         self._outputs = outputs
         self._saved = ()
         self._released = False
@@ -132,7 +135,7 @@ class GradContext:
     def saved_tensors(self):
         if self._released:
             raise RuntimeError(
-                f"{self._node.name()}: Trying to backward through the graph a second time "
+                f"{self._node().name()}: Trying to backward through the graph a second time "
                 f"(or directly access saved tensors after they have already been freed). "
                 f"Specify retain_graph=True if you need to backward a second time.")
         result = []
@@ -144,11 +147,11 @@ class GradContext:
             if counter[0] != version:
                 self._modified(counter[0], version, nr)
             if nr >= 0:
-                _, dtype, device = self._node.out_meta[nr]
+                _, dtype, device = self._node().out_meta[nr]
                 t = Tensor._make(t, dtype, device)
                 t._version = counter
                 if dtype.is_floating_point:
-                    t._requires_grad, t._grad_fn, t._output_nr = True, self._node, nr
+                    t._requires_grad, t._grad_fn, t._output_nr = True, self._node(), nr
             result.append(t)
         return tuple(result)
 
@@ -156,7 +159,7 @@ class GradContext:
         what = f"output {nr}" if nr >= 0 else "an input"
         raise RuntimeError(
             f"one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: {what} of {self._node.name()} (op '{self._node.op_name}') "
+            f"inplace operation: {what} of {self._node().name()} (op '{self._node().op_name}') "
             f"is at version {now}; expected version {version} instead")
 
     def release(self):

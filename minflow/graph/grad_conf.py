@@ -106,7 +106,8 @@ def eager_conf(ctx):
     as the eager engine calls them, so apply's ops become the grad ops."""
     fn = ctx.op.grad
     out_meta = tuple((v.shape, v.dtype, v.device) for v in ctx.node.outputs)
-    gctx = GradContext(Node(fn, ctx.op.name, (), out_meta), ctx.needs_input_grad, ctx.outputs)
+    node = Node(fn, ctx.op.name, (), out_meta)     # held here: a context refers to it weakly
+    gctx = node.ctx = GradContext(node, ctx.needs_input_grad, ctx.outputs)
     fn.capture(gctx, ctx.inputs, ctx.outputs, dict(ctx.attrs))
     gctx._outputs = None
     grads = list(ctx.output_grads)

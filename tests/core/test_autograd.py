@@ -357,3 +357,59 @@ def test_inplace_add_writes_into_shared_storage():
         minflow.ones(1).add_(minflow.ones(3))
     with pytest.raises(RuntimeError, match="can't be cast"):
         minflow.ones(3, dtype=minflow.int64).add_(minflow.ones(3))
+
+
+def test_graph_never_backpropagated_is_freed_by_refcount():
+    """Dropping the output of a recorded graph frees its nodes and saved tensors at once
+    (as torch), not at some later cyclic garbage collection: nothing on the tape refers
+    back to a node strongly."""
+    import gc
+    import weakref
+    w = minflow.ones(3, requires_grad=True)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        hidden = (w * 2).exp()
+        out = (hidden * hidden).sum()
+        refs = [weakref.ref(out.grad_fn), weakref.ref(hidden.grad_fn)]
+        saved = weakref.ref(hidden)         # saved by the product node (its input)
+        del hidden
+        assert saved() is not None          # still held by the graph
+        del out
+        assert [r() for r in refs] == [None, None] and saved() is None
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def test_function_saving_its_output_is_freed_by_refcount():
+    """A custom Function that saves its own output: the output is kept as its array on the
+    context (re-made on unpack), so no cycle holds the node."""
+    import gc
+    import weakref
+
+    class Exp(minflow.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            (y,) = ctx.saved_tensors
+            return grad * y
+
+    w = minflow.tensor([0.0, 1.0], requires_grad=True)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        y = Exp.apply(w)
+        ref = weakref.ref(y.grad_fn)
+        Exp.apply(w).sum().backward()
+        np.testing.assert_allclose(w.grad.numpy(), np.exp([0.0, 1.0]), rtol=1e-6)
+        del y
+        assert ref() is None
+    finally:
+        if enabled:
+            gc.enable()
