@@ -1265,3 +1265,34 @@ def test_error_class_as_torch(call, error, fragment):
     assert expected is not None, "torch accepts this call"
     base = RuntimeError if isinstance(expected, RuntimeError) else type(expected)
     assert isinstance(_error(call, minflow), base)
+
+
+def test_every_public_function_names_a_non_tensor_argument():
+    """A Python number, list or None where a tensor is expected gives torch's TypeError
+    ("sum(): argument 'input' (position 1) must be Tensor, not int"), from every public
+    function: never an AttributeError from inside."""
+    from minflow.core.namespace import F
+    t = minflow.ones(2, 2)
+    crashes = []
+    for name in sorted(n for n in vars(F) if not n.startswith("_")):
+        for args in [(2,), (2, 3), (2, t), (t, 2), (None,), ([1.0, 2.0],)]:
+            try:
+                getattr(F, name)(*args)
+            except (TypeError, RuntimeError, ValueError, IndexError, NotImplementedError,
+                    KeyError):
+                pass
+            except Exception as err:        # noqa: BLE001 - the point of the test
+                crashes.append(f"{name}{args!r:.40}: {type(err).__name__}: {err}")
+    assert not crashes, "\n".join(crashes[:20])
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: minflow.sum(2), r"^sum\(\): argument 'input' \(position 1\) must be Tensor, not int$"),
+    (lambda: minflow.nn.functional.softmax(None, 0),
+     r"^softmax\(\): argument 'input' \(position 1\) must be Tensor, not NoneType$"),
+    (lambda: minflow.isclose(2, minflow.ones(2)),
+     r"^isclose\(\): argument 'input' \(position 1\) must be Tensor, not int$"),
+])
+def test_non_tensor_argument_message(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()

@@ -4,10 +4,14 @@ that Tensor's operators and methods look functions up in.
 ``F`` holds every public function by name (``F.add``, ``F.exp`` ...); Tensor operators
 call through it, so ops can be defined after the Tensor class without import cycles.
 """
+import functools
+import inspect
+
 from .autocast import COMPOSITES, wrap_composite
 from .dispatch import apply, run_into
 from .namespace import F
 from .inplace import inplace as _inplace, write_out
+from .tensor import Tensor
 
 __all__ = ["F", "public", "generate_function", "tensor_method"]
 
@@ -21,11 +25,50 @@ def public(fn=None, *, name=None, method=False, method_name=None):
         fname = name or fn.__name__
         if fname in COMPOSITES:         # casts by autocast's lists, as torch's one op would
             fn = wrap_composite(fn, fname)
+        if not getattr(fn, "_checks_tensor_args", False):
+            fn = _checking_tensor_args(fn, fname)
         setattr(F, fname, fn)
         if method:
             tensor_method(method_name or fname)(fn)
         return fn
     return register(fn) if fn is not None else register
+
+
+def _checking_tensor_args(fn, fname):
+    """``fn`` raising torch's TypeError where an argument that is not a Tensor was used as
+    one (``minflow.sum(2)``), instead of an AttributeError from deep inside."""
+    params = tuple(inspect.signature(fn).parameters)
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError as err:
+            raise_not_tensor(fname, params, args, kwargs, err)
+            raise
+    checked._checks_tensor_args = True
+    return checked
+
+
+def raise_not_tensor(fname, params, args, kwargs, err):
+    """Raise torch's ``f(): argument 'x' (position i) must be Tensor, not int`` if the
+    AttributeError ``err`` came from using a non-Tensor argument of the public function
+    ``fname`` as a tensor; return (the caller re-raises ``err``) if it came from elsewhere.
+    """
+    if err.name is None or isinstance(err.obj, Tensor):
+        return                          # raised by hand, or a real bug: not the caller's
+    for i, value in enumerate(args):
+        if value is err.obj:
+            where = f"'{params[i]}' (position {i + 1})" if i < len(params) else \
+                f"(position {i + 1})"
+            break
+    else:
+        found = [key for key, value in kwargs.items() if value is err.obj]
+        if not found:
+            return
+        where = f"'{found[0]}'"
+    raise TypeError(f"{fname}(): argument {where} must be Tensor, not "
+                    f"{type(err.obj).__name__}") from None
 
 
 def tensor_method(name):
@@ -58,17 +101,25 @@ def generate_function(op, name=None, method=False, doc=None, out=False, inplace=
     call = f"_apply(_op, ({inputs}), {{{attrs}}})"
     if out:
         params.append("out=None")
-        body = (f"    if out is None:\n        return {call}\n"
-                f"    return _write_out({call}, out, {fname!r})\n")
+        body = (f"        if out is None:\n            return {call}\n"
+                f"        return _write_out({call}, out, {fname!r})\n")
     else:
-        body = f"    return {call}\n"
+        body = f"        return {call}\n"
+    # NOTE: the try costs nothing until an exception (CPython 3.11+): no wrapper frame,
+    # unlike hand-written public functions (_checking_tensor_args)
+    names = [p.split("=")[0] for p in params]
+    body = (f"    try:\n{body}    except AttributeError as err:\n"
+            f"        _raise_not_tensor({fname!r}, {tuple(names)!r}, ({''.join(n + ', ' for n in names)}), "
+            f"{{}}, err)\n        raise\n")
     src = f"def {fname}({', '.join(params)}):\n{body}"
-    env = {"_apply": apply, "_op": op, "_write_out": write_out}
+    env = {"_apply": apply, "_op": op, "_write_out": write_out,
+           "_raise_not_tensor": raise_not_tensor}
     env.update({f"_d_{a.name}": a.default for a in op.attrs})
     exec(compile(src, f"<minflow.{fname}>", "exec"), env)
     fn = env[fname]
     fn.__doc__ = doc or op.doc
     fn.__module__ = "minflow"
+    fn._checks_tensor_args = True
     public(fn, name=fname, method=method)
     if inplace:
         make_inplace(fn, fname + "_", None if op.attrs else _writer(op))
