@@ -163,6 +163,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = dtypes.scalar_dtype(fill_value) if dtype is None else dtypes.as_dtype(dtype)
+    fill_value = dtypes.checked_scalar(fill_value, dtype, "full")
     return _create("full", requires_grad, shape=_shape_attr((size,), "full"),
                    fill_value=fill_value, dtype=dtype, device=_device(device))
 
@@ -459,7 +460,11 @@ def _array_from_data(data, dtype, where):
         if arr.dtype.kind == "u" and arr.dtype.itemsize == 8:
             raise OverflowError(f"{where}: Python int too large for int64")
     if dtype is not None:
-        return arr, dtypes.as_dtype(dtype)
+        dtype = dtypes.as_dtype(dtype)
+        if not isinstance(data, (Tensor, np.ndarray)) and arr.dtype.kind in "iu" and arr.size:
+            for value in (arr.min(), arr.max()):    # as torch, which converts each number
+                dtypes.checked_scalar(value, dtype, where)
+        return arr, dtype
     if isinstance(data, (Tensor, np.ndarray)):
         return arr, _numpy_dtype(arr.dtype, where)
     return arr, _inferred_dtype(data, where)

@@ -61,8 +61,11 @@ def _check_weight(name, input, weight, classes):
 
 def _nll_infer(input, target, weight, ignore_index, reduction):
     infer.check_dtype(input, dtypes.FLOATS)
-    if target.dtype is not dtypes.int64:
-        raise RuntimeError(f"expected target of dtype int64 (class indices), got "
+    # NOTE: torch's (N, C) kernel also takes uint8 targets; its (N, C, d1, ...) one does not
+    if target.dtype is not dtypes.int64 and not (target.dtype is dtypes.uint8
+                                                 and input.ndim <= 2):
+        also = " (or uint8 for (N, C) input)" if input.ndim <= 2 else ""
+        raise RuntimeError(f"expected target of dtype int64{also} (class indices), got "
                            f"{target.dtype.name}")
     shape, tshape = tuple(input._data.shape), tuple(target._data.shape)
     if input.ndim == 0:

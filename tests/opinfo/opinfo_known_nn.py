@@ -66,12 +66,6 @@ KNOWN = {
     "nn.functional.avg_pool2d-int64":
         "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
-    "nn.functional.max_pool2d-int32":
-        "minflow's max_pool2d kernels take floating dtypes only (DTypeError); torch also runs "
-        "int32 on cpu",
-    "nn.functional.max_pool2d-int64":
-        "minflow's max_pool2d kernels take floating dtypes only (DTypeError); torch also runs "
-        "int64 on cpu",
     "nn.functional.bilinear-float16":
         "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
         "in float32 and rounds once; results differ by a few float16 ulps",
@@ -208,11 +202,5 @@ KNOWN = {
         "int64 on cpu",
     "nn.functional.conv_transpose3d-int64":
         "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
-        "int64 on cpu",
-    "nn.functional.max_pool3d-int32":
-        "minflow's max_pool kernels take floating dtypes only (DTypeError); torch also runs "
-        "int32 on cpu",
-    "nn.functional.max_pool3d-int64":
-        "minflow's max_pool kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
 }
