@@ -415,6 +415,8 @@ SAME_AS_TORCH = [
      NotImplementedError, 'bitwise_right_shift: expected integer operands, got bool'),
     (lambda t: t.lib.tensor([1, 2], dtype=t.lib.uint8).mean(),
      RuntimeError, 'mean(): could not infer output dtype. Input dtype must be either a floating'),
+    (lambda t: t.lib.randint(-3, 5, (2,), dtype=t.lib.uint8),
+     RuntimeError, 'randint: from is out of bounds for uint8: expected a value in [0, 255]'),
     (lambda t: t.lib.full((2,), 256, dtype=t.lib.uint8),
      RuntimeError, 'full: value 256 cannot be converted to type uint8 without overflow'),
     (lambda t: t.F.embedding(t.lib.tensor([1], dtype=t.lib.uint8), t.x),

@@ -62,6 +62,11 @@ OPS = {
     "embedding index refused": lambda L, d: L.nn.functional.embedding(B(L, d), L.ones(300, 2)),
     "interpolate nearest": lambda L, d: L.nn.functional.interpolate(
         A(L, "uint8").reshape(1, 1, 2, 3), scale_factor=2),
+    "max_pool2d": lambda L, d: L.nn.functional.max_pool2d(
+        A(L, d).reshape(1, 1, 2, 3), 2, ceil_mode=True, return_indices=True),
+    "margin_ranking_loss": lambda L, d: L.nn.functional.margin_ranking_loss(
+        A(L, d), B(L, d), L.ones(2, 3, dtype=getattr(L, d)), margin=1, reduction="sum"),
+    "shifts": lambda L, d: (A(L, d) << 3, A(L, d) >> B(L, d), 1 << B(L, d)),
 }
 
 
@@ -126,3 +131,17 @@ def test_graph_takes_a_uint8_image_batch():
     np.testing.assert_allclose(graph(images).numpy(), eager.detach().numpy(), rtol=1e-5,
                                atol=1e-6)
     assert graph(images).dtype is minflow.float32
+
+
+def test_graph_wraps_python_ints_and_checks_fills_as_eager():
+    def program(x):
+        return (x + 1000, x - (-1), x * -1, x < 300, 1 << x, x.clamp(-1, 100),
+                minflow.full_like(x, -1), x.masked_fill(x > 5, -1))
+
+    class Program(nn.Graph):
+        def build(self, x):
+            return program(x)
+
+    x = minflow.tensor([[1, 200], [7, 255]], dtype=minflow.uint8)
+    for lazy, eager in zip(Program()(x), program(x)):
+        assert lazy.dtype is eager.dtype and lazy.tolist() == eager.tolist()

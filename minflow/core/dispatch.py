@@ -286,7 +286,8 @@ def _run_kernel(op, inputs, attrs, specs, device, compute):
             arrays.append(_cast(x._data, x.dtype, compute, spec.promote))
         elif isinstance(x, (list, tuple)) and spec.variadic:
             arrays.append([_cast(y._data, y.dtype, compute, spec.promote) for y in x])
-        elif x.__class__ is int and compute is not None and compute.category == 1:
+        elif x.__class__ is int and spec.promote and compute is not None \
+                and compute.category == 1:
             arrays.append(_wrap_int(x, compute))
         else:
             arrays.append(x)

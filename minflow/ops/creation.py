@@ -98,16 +98,21 @@ define_op("uniform", [], attrs=[Attr("low", "float", 0.0), Attr("high", "float",
 define_op("normal", [], attrs=[Attr("mean", "float", 0.0), Attr("std", "float", 1.0, min=0.0)]
           + _RANDOM_ATTRS, infer=_shape_dtype, traits=CREATE + ("random",), dtype_from="dtype",
           doc="Samples from N(mean, std^2).")
+def _randint_infer(low, high, shape, dtype, **_):
+    if low >= high:
+        raise RuntimeError(f"random_ from {low} to {high} is empty (low >= high)")
+    if dtype.category == 1:
+        info = np.iinfo(dtype.np)
+        for name, value in (("from", low), ("to - 1", high - 1)):
+            if not info.min <= value <= info.max:
+                raise RuntimeError(f"{name} is out of bounds for {dtype.name}: expected a "
+                                   f"value in [{info.min}, {info.max}], got {value}")
+    return shape, dtype
+
+
 define_op("randint", [], attrs=[Attr("low", "int"), Attr("high", "int")] + _RANDOM_ATTRS,
-          infer=lambda low, high, shape, dtype, **_: (
-              (shape, dtype) if low < high else _raise(
-                  RuntimeError(f"random_ from {low} to {high} is empty (low >= high)"))),
-          traits=CREATE + ("random",), dtype_from="dtype",
+          infer=_randint_infer, traits=CREATE + ("random",), dtype_from="dtype",
           doc="Integers drawn uniformly from [low, high).")
-
-
-def _raise(err):
-    raise err
 
 
 def _create(op_name, requires_grad, **attrs):

@@ -483,12 +483,10 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     [1.0, 0.0]
     """
     reduction = _reduction("margin_ranking_loss", size_average, reduce, reduction)
-    if not (input1.dtype.is_floating_point or input2.dtype.is_floating_point):
-        raise RuntimeError(f"margin_ranking_loss: expected floating point inputs, got "
-                           f"{input1.dtype.name} and {input2.dtype.name}")
     if not input1.ndim == input2.ndim == target.ndim:
         raise RuntimeError(f"margin_ranking_loss: All input tensors should have same dimension "
                            f"but got sizes: input1: {list(input1.shape)}, input2: "
                            f"{list(input2.shape)}, target: {list(target.shape)}")
-    loss = F.clamp(F.add(F.neg(F.mul(target, F.sub(input1, input2))), margin), min=0)
+    # NOTE: margin is a float, as torch's double: integer inputs give a float loss
+    loss = F.clamp(F.add(F.neg(F.mul(target, F.sub(input1, input2))), float(margin)), min=0)
     return _reduce(loss, reduction)

@@ -89,6 +89,7 @@ def test_small_int_dtype_objects(dtype, itemsize, signed, low, high):
     info = minflow.iinfo(dtype)
     assert (info.min, info.max, info.bits, info.dtype) == (low, high, 8 * itemsize, dtype.name)
     assert dt.as_dtype(dtype.name) is dtype and dt.as_dtype(dtype.np) is dtype
+    assert minflow.zeros(1, dtype=dtype).is_signed() is signed
 
 
 def test_small_int_aliases_and_conversion_methods():
@@ -197,3 +198,15 @@ def test_uint8_masks_and_indices_as_torch():
     target = minflow.tensor([0, 2], dtype=dt.uint8)       # torch's (N, C) nll takes uint8
     logits = minflow.zeros(2, 3)
     assert minflow.nn.functional.cross_entropy(logits, target).item() == pytest.approx(np.log(3))
+
+
+def test_small_int_random_draws_stay_in_range():
+    for dtype in (dt.uint8, dt.int8, dt.int16):
+        draws = minflow.empty(20000, dtype=dtype).random_()
+        assert draws.dtype is dtype and draws.min().item() >= 0
+        assert draws.max().item() <= minflow.iinfo(dtype).max
+    assert minflow.randint(250, 256, (50,), dtype=dt.uint8).min().item() >= 250
+    with pytest.raises(RuntimeError, match="randint: from is out of bounds for uint8"):
+        minflow.randint(-3, 5, (2,), dtype=dt.uint8)
+    with pytest.raises(RuntimeError, match="randint: to - 1 is out of bounds for int8"):
+        minflow.randint(0, 129, (2,), dtype=dt.int8)

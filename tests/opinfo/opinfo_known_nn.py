@@ -51,12 +51,6 @@ KNOWN = {
     "nn.functional.soft_margin_loss-float16":
         "float16: torch's log1p(exp(-y x)) overflows to inf for -y x > ~11, minflow's stable "
         "softplus gives the finite value",
-    "nn.functional.margin_ranking_loss-int32":
-        "margin_ranking_loss takes floating inputs only (RuntimeError); torch computes it on "
-        "int32 too",
-    "nn.functional.margin_ranking_loss-int64":
-        "margin_ranking_loss takes floating inputs only (RuntimeError); torch computes it on "
-        "int64 too",
     "nn.functional.multilabel_soft_margin_loss-float16":
         "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
         "in float32 and rounds once; results differ by a few float16 ulps",

@@ -1,5 +1,6 @@
 """Known deviations on the OpInfo samples of the small integer dtypes uint8, int8 and int16
-(see opinfo_known.py): the int32/int64 deviations of the same ops, for the same reasons."""
+(see opinfo_known.py): mostly the int32/int64 deviations of the same ops, for the same
+reasons."""
 from opinfo_known_core import _MODE_TIES, _PARTIAL_SORT, _STABLE_SORT
 
 _SMALL_INTS = ("uint8", "int8", "int16")
@@ -12,9 +13,6 @@ KNOWN = {
     **{f"topk-{d}": _PARTIAL_SORT for d in _SMALL_INTS},
     **{f"mode-{d}": _MODE_TIES for d in _SMALL_INTS},
     **{f"{op}-{d}": _STABLE_SORT for op in ("sort", "argsort") for d in ("uint8", "int8")},
-    **{f"nn.functional.margin_ranking_loss-{d}":
-       f"margin_ranking_loss takes floating inputs only (RuntimeError); torch computes it on "
-       f"{d} too" for d in _SMALL_INTS},
     "nn.functional.interpolate.bilinear-uint8": _UINT8_RESAMPLE,
     "nn.functional.interpolate.bicubic-uint8": _UINT8_RESAMPLE,
 }
