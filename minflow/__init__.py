@@ -5,7 +5,8 @@ Ops are declared once (minflow.ops), run by kernels chosen per device and dtype
 """
 import math as _math
 
-from .core.dtype import (bool, int32, int64, float16, float32, float64, DType,  # noqa: A004
+from .core.dtype import (bool, uint8, int8, int16, int32, int64, float16, float32,  # noqa: A004
+                         float64, DType,
                          get_default_dtype, set_default_dtype, promote_types, result_type,
                          DTypeError)
 from .core.device import (Device, device, cuda_is_available, get_default_device,
@@ -19,7 +20,7 @@ from .core.random import (Generator, manual_seed, initial_seed, seed, default_ge
                           get_rng_state, set_rng_state)
 from .core.tensor import Size, Tensor
 from .core.legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
-                          BoolTensor)
+                          ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from .core import dispatch as _dispatch
 from . import kernels as _kernels
 from . import autograd
@@ -47,6 +48,7 @@ double = float64
 half = float16
 long = int64
 int = int32  # noqa: A001
+short = int16
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan    # as torch.pi ...
 newaxis = None
 
@@ -60,6 +62,27 @@ def _export_functions():
 
 _export_functions()
 _standard_gamma, _standard_gamma_grad = _F._standard_gamma, _F._standard_gamma_grad  # as torch
+
+
+_ABSENT_DTYPES = ("bfloat16", "complex32", "complex64", "complex128", "chalf", "cfloat",
+                  "cdouble", "uint16", "uint32", "uint64")
+
+
+def __getattr__(name):
+    """``minflow.bfloat16`` and torch's other dtypes that minflow lacks: an AttributeError
+    (so ``hasattr`` stays False) that says so, instead of Python's bare one.
+
+    >>> try:
+    ...     minflow.bfloat16
+    ... except AttributeError as err:
+    ...     print(str(err).split(";")[0])
+    minflow has no dtype bfloat16: numpy, minflow's array library, has no such type
+    """
+    if name in _ABSENT_DTYPES:
+        names = ", ".join(d.name for d in core.dtype.ALL)
+        raise AttributeError(f"minflow has no dtype {name}: numpy, minflow's array library, "
+                             f"has no such type; minflow's dtypes are {names}")
+    raise AttributeError(f"module 'minflow' has no attribute {name!r}")
 
 
 def is_tensor(obj):

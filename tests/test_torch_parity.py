@@ -15,7 +15,7 @@ import minflow
 
 torch = pytest.importorskip("torch")
 
-DTYPES = ["bool", "int32", "int64", "float16", "float32", "float64"]
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
 _ERRORS = (RuntimeError, TypeError, ValueError, IndexError, OverflowError, ZeroDivisionError,
            NotImplementedError)
 
@@ -42,7 +42,7 @@ def assert_same(ours, theirs, tol=1e-5, where=""):
         assert _name(ours.dtype) == _name(theirs.dtype), f"{where}: dtype"
         assert tuple(ours.shape) == tuple(theirs.shape), f"{where}: shape"
         assert ours.requires_grad == theirs.requires_grad, f"{where}: requires_grad"
-        np.testing.assert_allclose(ours.detach().numpy().astype(np.float64),
+        np.testing.assert_allclose(ours.detach().cpu().numpy().astype(np.float64),
                                    theirs.detach().numpy().astype(np.float64),
                                    rtol=tol, atol=tol, equal_nan=True, err_msg=where)
     elif isinstance(theirs, (tuple, list)) and not isinstance(theirs, torch.Size):
@@ -69,7 +69,7 @@ def T(L, values, dtype="float32", **kw):
 # -- dtype promotion of every binary op over every pair of dtypes ----------------------------
 BINARY = ["add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "maximum", "minimum",
           "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-          "bitwise_and", "bitwise_or", "bitwise_xor"]
+          "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
 _A, _B = [[1, 0, 3], [2, 5, 7]], [[2, 1, 2], [3, 2, 3]]
 
 
@@ -81,7 +81,7 @@ def test_binary_promotion_values_and_errors(name):
 
 
 _SCALAR_OPS = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "eq", "lt", "ge",
-               "and", "or", "xor"]
+               "and", "or", "xor", "lshift", "rshift"]
 
 
 @pytest.mark.parametrize("name", _SCALAR_OPS)

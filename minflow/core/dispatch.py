@@ -161,6 +161,8 @@ class EagerInterpreter(Interpreter):
                 if compute is not None and x.dtype is not compute:
                     a = a.astype(compute.np)
                 arrays.append(a)
+            elif x.__class__ is int and compute is not None and compute.category == 1:
+                arrays.append(_wrap_int(x, compute))
             else:
                 arrays.append(x)
         # NOTE: cpu kernels are also cached under the bare dtype: no key tuple per call.
@@ -310,6 +312,9 @@ def _run_kernel(op, inputs, attrs, specs, device, compute):
         elif isinstance(x, (list, tuple)) and spec.variadic:
             arrays.append([y._data for y in x] if compute is None else
                           [_cast(y._data, y.dtype, compute, spec.promote) for y in x])
+        elif x.__class__ is int and spec.promote and compute is not None \
+                and compute.category == 1:
+            arrays.append(_wrap_int(x, compute))
         else:
             arrays.append(x)
     if device.index is not None:
@@ -336,6 +341,9 @@ def _cast(array, dtype, compute, promote):
 
 
 _SCALARS = (np.generic, int, float, bool)
+# NOTE: torch casts a Python int operand to the integer compute dtype with C's wraparound
+# (uint8 + 1000 adds 232); numpy refuses an out-of-range int with an OverflowError.
+_wrap_int = dtypes.wrap_int
 _ndarray = np.ndarray
 _ufunc = np.ufunc
 _DType = dtypes.DType

@@ -9,7 +9,7 @@ while ``float16_tensor + 2.5`` stays float16.
 import numpy as np
 
 __all__ = [
-    "DType", "bool", "int32", "int64", "float16", "float32", "float64",
+    "DType", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "as_dtype",
     "can_cast", "DTypeError",
 ]
@@ -49,7 +49,7 @@ class DType:
         self.category = category            # 0 bool, 1 integer, 2 floating
         self.rank = rank                    # position in the promotion lattice
         self.is_floating_point = category == 2
-        self.is_signed = category != 0
+        self.is_signed = self.np.kind in "if"
 
     def __repr__(self):
         return f"minflow.{self.name}"
@@ -59,22 +59,24 @@ class DType:
 
 
 bool = DType("bool", np.bool_, 0, 0)
-int32 = DType("int32", np.int32, 1, 1)
-int64 = DType("int64", np.int64, 1, 2)
-float16 = DType("float16", np.float16, 2, 3)
-float32 = DType("float32", np.float32, 2, 4)
-float64 = DType("float64", np.float64, 2, 5)
+uint8 = DType("uint8", np.uint8, 1, 1)
+int8 = DType("int8", np.int8, 1, 2)
+int16 = DType("int16", np.int16, 1, 3)
+int32 = DType("int32", np.int32, 1, 4)
+int64 = DType("int64", np.int64, 1, 5)
+float16 = DType("float16", np.float16, 2, 6)
+float32 = DType("float32", np.float32, 2, 7)
+float64 = DType("float64", np.float64, 2, 8)
 
-ALL = (bool, int32, int64, float16, float32, float64)
+ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
 FLOATS = (float16, float32, float64)
-INTS = (int32, int64)
+INTS = (uint8, int8, int16, int32, int64)
 NUMERIC = INTS + FLOATS
 
-_by_rank = {d.rank: d for d in ALL}
 _by_np = {d.np: d for d in ALL}
 _by_name = {d.name: d for d in ALL}
 _by_name.update({"float": float32, "double": float64, "half": float16, "long": int64,
-                 "int": int32, "bool_": bool})
+                 "int": int32, "short": int16, "bool_": bool})
 _default_float = [float32]
 
 
@@ -138,9 +140,16 @@ def from_numpy_dtype(np_dtype):
 def promote_types(a, b):
     """The smallest dtype both ``a`` and ``b`` convert to (PyTorch's lattice).
 
+    The lattice is a chain bool < uint8 < int8 < int16 < int32 < int64 < float16 < float32
+    < float64, except that uint8 and int8 hold each other's values only in int16.
+
     >>> minflow.promote_types(minflow.int64, minflow.float16)
     minflow.float16
+    >>> minflow.promote_types(minflow.uint8, minflow.int8)
+    minflow.int16
     """
+    if (a is uint8 and b is int8) or (a is int8 and b is uint8):
+        return int16
     return a if a.rank >= b.rank else b
 
 
@@ -200,6 +209,48 @@ def can_cast(from_, to):
     False
     """
     return as_dtype(from_).category <= as_dtype(to).category
+
+
+def wrap_int(value, dtype):
+    """A Python int as the integer ``dtype`` holds it, wrapped modulo 2**bits as C casts
+    (torch's ``uint8_tensor + 1000`` adds 1000 % 256); kernels on numpy arrays refuse an
+    out-of-range Python int.
+
+    >>> wrap_int = minflow.core.dtype.wrap_int
+    >>> wrap_int(1000, minflow.uint8), wrap_int(-1, minflow.uint8)
+    (232, 255)
+    """
+    info = np.iinfo(dtype.np)
+    if info.min <= value <= info.max:
+        return value
+    return (value - info.min) % (1 << info.bits) + info.min
+
+
+def checked_scalar(value, dtype, where):
+    """A Python number to be written into a tensor of ``dtype`` (a fill value, a bound), as
+    torch converts it: an integer dtype takes an int in its range, or for unsigned dtypes
+    down to -max (wrapped: -1 is 255 in uint8), and a float in its range; anything else is
+    a RuntimeError.
+
+    >>> minflow.core.dtype.checked_scalar(-1, minflow.uint8, "full")
+    255
+    >>> minflow.core.dtype.checked_scalar(300, minflow.uint8, "full")
+    Traceback (most recent call last):
+    RuntimeError: full: value 300 cannot be converted to type uint8 without overflow
+    """
+    if dtype.category != 1 or isinstance(value, (_builtin_bool, np.bool_)):
+        return value
+    info = np.iinfo(dtype.np)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, int):
+        low = -int(info.max) if info.min == 0 else int(info.min)
+        if low <= value <= info.max:
+            return wrap_int(int(value), dtype)
+    elif not isinstance(value, float) or info.min <= value <= info.max:
+        return value
+    raise RuntimeError(f"{where}: value {value!r} cannot be converted to type {dtype.name} "
+                       f"without overflow")
 
 
 def to_float(dtype):

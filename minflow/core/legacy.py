@@ -12,7 +12,7 @@ from . import dtype as dtypes
 from .tensor import Size, Tensor
 
 __all__ = ["legacy_new", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
-           "IntTensor", "BoolTensor"]
+           "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
 
 
 def legacy_new(name, dtype, args, device=None):
@@ -63,4 +63,7 @@ DoubleTensor = _typed("DoubleTensor", dtypes.float64)
 HalfTensor = _typed("HalfTensor", dtypes.float16)
 LongTensor = _typed("LongTensor", dtypes.int64)
 IntTensor = _typed("IntTensor", dtypes.int32)
+ShortTensor = _typed("ShortTensor", dtypes.int16)
+CharTensor = _typed("CharTensor", dtypes.int8)
+ByteTensor = _typed("ByteTensor", dtypes.uint8)
 BoolTensor = _typed("BoolTensor", dtypes.bool)

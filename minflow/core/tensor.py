@@ -324,6 +324,12 @@ class Tensor(TensorAutograd, TensorConversion):
     __and__, __rand__ = _op("bitwise_and"), _op("bitwise_and", True)
     __or__, __ror__ = _op("bitwise_or"), _op("bitwise_or", True)
     __xor__, __rxor__ = _op("bitwise_xor"), _op("bitwise_xor", True)
+    __lshift__, __rlshift__, __ilshift__ = (_op("bitwise_left_shift"),
+                                            _op("bitwise_left_shift", True),
+                                            _op("bitwise_left_shift_"))
+    __rshift__, __rrshift__, __irshift__ = (_op("bitwise_right_shift"),
+                                            _op("bitwise_right_shift", True),
+                                            _op("bitwise_right_shift_"))
     __lt__, __le__, __gt__, __ge__ = _op("lt"), _op("le"), _op("gt"), _op("ge")
 
     def __neg__(self):

@@ -195,6 +195,31 @@ class TensorConversion:
         """
         return self.to(dtypes.int32)
 
+    def short(self):
+        """``self.to(minflow.int16)`` (floats truncate toward zero).
+
+        >>> minflow.tensor([300.5]).short()
+        tensor([300], dtype=minflow.int16)
+        """
+        return self.to(dtypes.int16)
+
+    def char(self):
+        """``self.to(minflow.int8)`` (floats truncate toward zero).
+
+        >>> minflow.tensor([-3.5]).char()
+        tensor([-3], dtype=minflow.int8)
+        """
+        return self.to(dtypes.int8)
+
+    def byte(self):
+        """``self.to(minflow.uint8)``: image data as bytes. Integers wrap modulo 256 as in
+        torch; floats outside [0, 255] have no defined result.
+
+        >>> minflow.tensor([0.0, 127.9, 255.0]).byte()
+        tensor([  0, 127, 255], dtype=minflow.uint8)
+        """
+        return self.to(dtypes.uint8)
+
     def bool(self):
         """``self.to(minflow.bool)``: nonzero is True.
 
@@ -211,5 +236,6 @@ def _refuse_lazy(t, where):
         raise t._data.error(where)
 
 
-_TYPE_NAMES = {"bool": "BoolTensor", "int32": "IntTensor", "int64": "LongTensor",
+_TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor",
+               "int16": "ShortTensor", "int32": "IntTensor", "int64": "LongTensor",
                "float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor"}

@@ -70,7 +70,8 @@ def writes_out(node):
     # the dtype the ufunc gives these arguments, from empty ones (attrs: none for ufuncs)
     xp = array_module(device.type)
     probe = [xp.empty(0, x.dtype.np if not (compute and spec.promote) else compute.np)
-             if isinstance(x, Value) else x for spec, x in zip(op.inputs, node.inputs)]
+             if isinstance(x, Value) else _arg_spec(x, spec.promote and compute)[1]
+             for spec, x in zip(op.inputs, node.inputs)]
     try:
         return fn(*probe, **_attrs(op, node)).dtype == node.outputs[0].dtype.np
     except (TypeError, ValueError):
@@ -109,6 +110,8 @@ def _arg_spec(x, cast_to):
         return READ, x.id
     if isinstance(x, tuple):
         return LIST, tuple(_arg_spec(v, cast_to) for v in x)
+    if x.__class__ is int and cast_to and cast_to.category == 1:
+        return CONST, dtypes.wrap_int(x, cast_to)       # as the eager dispatcher does
     return CONST, x
 
 

@@ -83,17 +83,18 @@ def celu_(input, alpha=1.0):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmin(input, dim=None, dtype=None) -> Tensor
 
-    out_i = exp(-x_i) / sum_j exp(-x_j) along ``dim``: softmax of -x; ``dtype`` casts the
-    input first.
+    out_i = exp(-x_i) / sum_j exp(-x_j) along ``dim``: softmax of -x; ``dtype`` casts -x
+    (as torch: uint8 input is negated modulo 256 first).
 
     >>> minflow.nn.functional.softmin(minflow.tensor([1.0, 1.0]), dim=0).tolist()
     [0.5, 0.5]
     """
     # NOTE: _stacklevel holds torch's third positional slot (a warning level there), so
     # that dtype stays the fourth; it has no use here
+    negated = F.neg(input)
     if dtype is not None:
-        input = input.to(dtype=dtypes.as_dtype(dtype))
-    return softmax(F.neg(input), dim)
+        negated = negated.to(dtype=dtypes.as_dtype(dtype))
+    return softmax(negated, dim)
 
 
 @public

@@ -250,7 +250,7 @@ def unravel_index(indices, shape):
     >>> [c.tolist() for c in minflow.unravel_index(minflow.tensor([4, -1]), (2, 3))]
     [[1, 1], [1, 2]]
     """
-    if not isinstance(indices, Tensor) or indices.dtype not in INDEX_DTYPES:
+    if not isinstance(indices, Tensor) or indices.dtype not in dtypes.INTS:
         raise TypeError(f"unravel_index: expected 'indices' to be integer dtype, but got "
                         f"{getattr(indices, 'dtype', type(indices).__name__)}")
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)

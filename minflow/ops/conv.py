@@ -286,8 +286,9 @@ def _check_pool_attrs(kernel_size, stride, padding, dilation, dims=2):
                                f"got pad={p}, kernel_size={k} and dilation={d}")
 
 
-def _pool_infer_shape(input, kernel_size, stride, padding, dilation, ceil_mode, dims=2):
-    infer.check_dtype(input, dtypes.FLOATS)
+def _pool_infer_shape(input, kernel_size, stride, padding, dilation, ceil_mode, dims=2,
+                      allowed=dtypes.FLOATS):
+    infer.check_dtype(input, allowed)
     if input.ndim != dims + 2 or 0 in tuple(input.shape)[1:]:
         raise RuntimeError(f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor "
                            f"expected for input, got shape {list(input.shape)}")
@@ -304,7 +305,9 @@ def _pool_infer_shape(input, kernel_size, stride, padding, dilation, ceil_mode, 
 
 
 def _max_pool_infer(input, kernel_size, stride, padding, dilation, ceil_mode, dims=2):
-    shape = _pool_infer_shape(input, kernel_size, stride, padding, dilation, ceil_mode, dims)
+    # integer max pooling as torch (avg pooling stays floating)
+    shape = _pool_infer_shape(input, kernel_size, stride, padding, dilation, ceil_mode, dims,
+                              dtypes.INTS + dtypes.FLOATS)
     return [(shape, input.dtype), (shape, dtypes.int64)]
 
 

@@ -98,16 +98,21 @@ define_op("uniform", [], attrs=[Attr("low", "float", 0.0), Attr("high", "float",
 define_op("normal", [], attrs=[Attr("mean", "float", 0.0), Attr("std", "float", 1.0, min=0.0)]
           + _RANDOM_ATTRS, infer=_shape_dtype, traits=CREATE + ("random",), dtype_from="dtype",
           doc="Samples from N(mean, std^2).")
+def _randint_infer(low, high, shape, dtype, **_):
+    if low >= high:
+        raise RuntimeError(f"random_ from {low} to {high} is empty (low >= high)")
+    if dtype.category == 1:
+        info = np.iinfo(dtype.np)
+        for name, value in (("from", low), ("to - 1", high - 1)):
+            if not info.min <= value <= info.max:
+                raise RuntimeError(f"{name} is out of bounds for {dtype.name}: expected a "
+                                   f"value in [{info.min}, {info.max}], got {value}")
+    return shape, dtype
+
+
 define_op("randint", [], attrs=[Attr("low", "int"), Attr("high", "int")] + _RANDOM_ATTRS,
-          infer=lambda low, high, shape, dtype, **_: (
-              (shape, dtype) if low < high else _raise(
-                  RuntimeError(f"random_ from {low} to {high} is empty (low >= high)"))),
-          traits=CREATE + ("random",), dtype_from="dtype",
+          infer=_randint_infer, traits=CREATE + ("random",), dtype_from="dtype",
           doc="Integers drawn uniformly from [low, high).")
-
-
-def _raise(err):
-    raise err
 
 
 def _create(op_name, requires_grad, **attrs):
@@ -163,6 +168,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = dtypes.scalar_dtype(fill_value) if dtype is None else dtypes.as_dtype(dtype)
+    fill_value = dtypes.checked_scalar(fill_value, dtype, "full")
     return _create("full", requires_grad, shape=_shape_attr((size,), "full"),
                    fill_value=fill_value, dtype=dtype, device=_device(device))
 
@@ -459,7 +465,11 @@ def _array_from_data(data, dtype, where):
         if arr.dtype.kind == "u" and arr.dtype.itemsize == 8:
             raise OverflowError(f"{where}: Python int too large for int64")
     if dtype is not None:
-        return arr, dtypes.as_dtype(dtype)
+        dtype = dtypes.as_dtype(dtype)
+        if not isinstance(data, (Tensor, np.ndarray)) and arr.dtype.kind in "iu" and arr.size:
+            for value in (arr.min(), arr.max()):    # as torch, which converts each number
+                dtypes.checked_scalar(value, dtype, where)
+        return arr, dtype
     if isinstance(data, (Tensor, np.ndarray)):
         return arr, _numpy_dtype(arr.dtype, where)
     return arr, _inferred_dtype(data, where)

@@ -3,6 +3,8 @@
 Each op is declared once here; kernels live in kernels/generic/elementwise.py and grad
 functions in autograd/grads/elementwise.py.
 """
+import warnings
+
 from ..core import dtype as dtypes
 from ..core.dispatch import apply, run_into
 from ..core.functional import generate_function, make_inplace, public, tensor_method
@@ -323,6 +325,34 @@ for _name, _sym in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "
                           f">>> minflow.{_name}(minflow.tensor([5]), 3).dtype\nminflow.int64")
 
 
+def _shift_infer(input, other):
+    shape, dtype = infer.binary(input, other)
+    if dtype.category != 1:
+        raise dtypes.DTypeError(f"expected integer operands, got {dtype.name}")
+    return shape, dtype
+
+
+_SHIFTS = {
+    "bitwise_left_shift": ("<<", "input * 2^other, wrapped to the dtype; 0 where other is "
+                           "negative or not less than the dtype's bit width",
+                           ">>> minflow.tensor([1, 128], dtype=minflow.uint8) << 1\n"
+                           "tensor([2, 0], dtype=minflow.uint8)"),
+    "bitwise_right_shift": (">>", "floor(input / 2^other) (an arithmetic shift for signed "
+                            "dtypes); where other is negative or not less than the bit width, "
+                            "-1 for negative input and 0 otherwise",
+                            ">>> minflow.tensor([-128, 100], dtype=minflow.int8) >> 2\n"
+                            "tensor([-32,  25], dtype=minflow.int8)"),
+}
+for _name, (_sym, _math, _example) in _SHIFTS.items():
+    _op = define_op(_name, [Input("input", scalar_ok=True), Input("other", scalar_ok=True)],
+                    infer=_shift_infer, traits=BC + ("no_grad",), promote="out",
+                    doc=f"Elementwise ``input {_sym} other`` on integer tensors.")
+    generate_function(_op, method=True, out=True, inplace=True,
+                      doc=f"{_name}(input, other, *, out=None) -> Tensor\n\nElementwise "
+                          f"``input {_sym} other`` for integer tensors (both promoted to their "
+                          f"common dtype): {_math}, as torch.\n\n{_example}")
+
+
 def _where_infer(condition, input, other):
     infer.check_dtype(condition, (dtypes.bool,), "condition")
     shape = infer.broadcast_shapes(infer._shape_of(condition), infer._shape_of(input),
@@ -351,6 +381,10 @@ def where(condition, input=None, other=None):
         return F.nonzero(condition, as_tuple=True)
     if input is None or other is None:
         raise TypeError("where: expected both input and other, or neither")
+    if isinstance(condition, Tensor) and condition.dtype is dtypes.uint8:
+        warnings.warn("where received a uint8 condition tensor; this is deprecated (as in "
+                      "torch), use a bool condition instead", UserWarning, stacklevel=2)
+        condition = F.ne(condition, 0)
     return apply(_where_op, (condition, input, other), {})
 
 
@@ -394,6 +428,10 @@ def clamp(input, min=None, max=None, *, out=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         result = _clamp_tensor(input, min, max)
     else:
+        dtype = dtypes.result_type(input, *(b for b in (min, max) if b is not None))
+        if dtype.category == 1:         # integer bounds must fit an integer result
+            min, max = (None if b is None else dtypes.checked_scalar(b, dtype, "clamp")
+                        for b in (min, max))
         result = apply(_clamp_op, (input,), {"min": min, "max": max})
     return result if out is None else write_out(result, out, "clamp")
 
@@ -466,6 +504,8 @@ def masked_fill(input, mask, value):
     [1.0, 0.0]
     """
     if not isinstance(value, Tensor):
+        value = dtypes.checked_scalar(value, getattr(input, "dtype", dtypes.float32),
+                                      "masked_fill")
         return apply(_masked_fill_op, (input, mask), {"value": value})
     if value.ndim != 0:
         raise RuntimeError(f"masked_fill: only supports a 0-dimensional value tensor, but got "

@@ -3,11 +3,14 @@ tensors, lists, numpy arrays) into a basic part and an advanced part, as PyTorch
 
 ``parse_index`` returns (basic, tensors, dims): ``basic`` is a normalized tuple of ints,
 slices (with explicit start, stop, step) and None for the ``getitem`` view; ``tensors`` are
-integer index tensors (bool masks already turned into one per dim they cover, via nonzero)
-and ``dims`` the dims of that view they index. The ops that consume it live in
+integer index tensors (bool masks, and the uint8 masks torch still takes with a deprecation
+warning, already turned into one per dim they cover, via nonzero) and ``dims`` the dims of
+that view they index. The ops that consume it live in
 ops/indexing.py; this module defines no ops.
 """
 import operator
+import sys
+import warnings
 
 import numpy as np
 
@@ -18,6 +21,15 @@ from ..core.tensor import Tensor
 __all__ = ["parse_index", "INDEX_DTYPES"]
 
 INDEX_DTYPES = (dtypes.int32, dtypes.int64)
+
+
+def _caller_level():
+    """The ``stacklevel`` of the first frame outside minflow, for a warning raised by the
+    function that calls this one."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("minflow."):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _check_slice(s, where):
@@ -57,6 +69,11 @@ def _convert(item, input, where):
     if isinstance(item, (int, np.integer)):
         return int(item)
     if isinstance(item, Tensor):
+        if item.dtype is dtypes.uint8:
+            warnings.warn(f"{where}: indexing with dtype minflow.uint8 is deprecated, please "
+                          f"use a dtype minflow.bool instead", UserWarning,
+                          stacklevel=_caller_level())
+            item = F.ne(item, 0)        # a uint8 index is a mask, as in torch
         if item.dtype is not dtypes.bool and item.dtype not in INDEX_DTYPES:
             raise IndexError(f"{where}: tensors used as indices must be long, int, byte or "
                              f"bool tensors, got {item.dtype.name}")

@@ -117,16 +117,16 @@ def _nonzero_infer(input):
 
 
 def _check_index_dims(input, index, dim, src=None):
-    """PyTorch's gather / scatter rules: same ndim, index no larger than input apart from
-    ``dim`` and no larger than src anywhere."""
+    """PyTorch's gather / scatter rules: int32/int64 index, same ndim, index no larger than
+    input apart from ``dim`` and no larger than src anywhere; an empty index passes all."""
+    if index._data.size == 0:
+        return
     if index.dtype not in INDEX_DTYPES:
         raise RuntimeError(f"expected dtype int32 or int64 for index, got {index.dtype.name}")
     for name, x in (("input", input), ("src", src)):
         if x is not None and max(x.ndim, 1) != max(index.ndim, 1):
             raise RuntimeError(f"Index tensor must have the same number of dimensions as {name} "
                                f"tensor ({index.ndim} vs {x.ndim})")
-    if index._data.size == 0:
-        return
     for d, n in enumerate(index.shape):
         if (d != dim and n > _size(input, d)) or (src is not None and n > _size(src, d)):
             raise RuntimeError(
@@ -241,6 +241,12 @@ def _value_tensor(input, value, where):
 
 
 def _setitem(input, index, value):
+    # NOTE: torch sends ``x[mask] = number`` to masked_fill_, which refuses a uint8 mask
+    # that ``x[mask]`` and ``x[mask] = tensor`` still take
+    if isinstance(index, Tensor) and index.dtype is dtypes.uint8 and not isinstance(value,
+                                                                                    Tensor):
+        raise RuntimeError("setitem_: masked_fill_ only supports boolean masks, but got mask "
+                           "with dtype uint8")
     value = _value_tensor(input, value, "setitem_")
     if isinstance(index, Tensor) and index.dtype is dtypes.bool and value.ndim == 0 \
             and tuple(index.shape) == tuple(input.shape):

@@ -61,8 +61,11 @@ def _check_weight(name, input, weight, classes):
 
 def _nll_infer(input, target, weight, ignore_index, reduction):
     infer.check_dtype(input, dtypes.FLOATS)
-    if target.dtype is not dtypes.int64:
-        raise RuntimeError(f"expected target of dtype int64 (class indices), got "
+    # NOTE: torch's (N, C) kernel also takes uint8 targets; its (N, C, d1, ...) one does not
+    if target.dtype is not dtypes.int64 and not (target.dtype is dtypes.uint8
+                                                 and input.ndim <= 2):
+        also = " (or uint8 for (N, C) input)" if input.ndim <= 2 else ""
+        raise RuntimeError(f"expected target of dtype int64{also} (class indices), got "
                            f"{target.dtype.name}")
     shape, tshape = tuple(input._data.shape), tuple(target._data.shape)
     if input.ndim == 0:
@@ -480,12 +483,10 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     [1.0, 0.0]
     """
     reduction = _reduction("margin_ranking_loss", size_average, reduce, reduction)
-    if not (input1.dtype.is_floating_point or input2.dtype.is_floating_point):
-        raise RuntimeError(f"margin_ranking_loss: expected floating point inputs, got "
-                           f"{input1.dtype.name} and {input2.dtype.name}")
     if not input1.ndim == input2.ndim == target.ndim:
         raise RuntimeError(f"margin_ranking_loss: All input tensors should have same dimension "
                            f"but got sizes: input1: {list(input1.shape)}, input2: "
                            f"{list(input2.shape)}, target: {list(target.shape)}")
-    loss = F.clamp(F.add(F.neg(F.mul(target, F.sub(input1, input2))), margin), min=0)
+    # NOTE: margin is a float, as torch's double: integer inputs give a float loss
+    loss = F.clamp(F.add(F.neg(F.mul(target, F.sub(input1, input2))), float(margin)), min=0)
     return _reduce(loss, reduction)

@@ -18,12 +18,12 @@ def _tensor_arg(value, where, name="input"):
 @public(method=True)
 def is_signed(input):
     """is_signed(input) -> bool: whether input's dtype holds negative values (every dtype
-    but bool).
+    but bool and uint8).
 
-    >>> minflow.tensor([1]).is_signed(), minflow.tensor([True]).is_signed()
+    >>> minflow.tensor([1]).is_signed(), minflow.tensor([1], dtype=minflow.uint8).is_signed()
     (True, False)
     """
-    return _tensor_arg(input, "is_signed").dtype is not dtypes.bool
+    return _tensor_arg(input, "is_signed").dtype.is_signed
 
 
 @public(method=True)

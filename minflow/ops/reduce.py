@@ -118,10 +118,15 @@ for _name in ("amax", "amin"):
     define_op(_name, ["input"], attrs=_DIM_KEEP, infer=_minmax_infer, traits=RED,
               doc=f"{'Maximum' if _name == 'amax' else 'Minimum'} over the dims in ``dim``; "
                   f"the gradient is shared evenly among ties.")
+def _logical_dtype(input):
+    return dtypes.uint8 if input.dtype is dtypes.uint8 else dtypes.bool
+
+
 for _name in ("all", "any"):
     define_op(_name, ["input"], attrs=_DIM_KEEP, traits=RED + ("no_grad",),
-              infer=_reduce_infer(lambda input: dtypes.bool),
-              doc=f"Whether {_name} elements over ``dim`` are nonzero (bool).")
+              infer=_reduce_infer(_logical_dtype),
+              doc=f"Whether {_name} elements over ``dim`` are nonzero (bool; uint8 for "
+                  f"uint8 input, as torch).")
 
 
 def _dim_keep_infer(input, dim, keepdim):
@@ -346,7 +351,7 @@ def _logical(name, op, input, dim, keepdim):
 def all(input, dim=None, keepdim=False):
     """all(input, dim=None, keepdim=False) -> Tensor
 
-    True where every element over ``dim`` is nonzero (bool).
+    True where every element over ``dim`` is nonzero (bool; uint8 input gives uint8 0/1).
 
     >>> minflow.all(minflow.tensor([[1, 0], [2, 3]]), dim=1).tolist()
     [False, True]
@@ -358,7 +363,7 @@ def all(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(input, dim=None, keepdim=False) -> Tensor
 
-    True where some element over ``dim`` is nonzero (bool).
+    True where some element over ``dim`` is nonzero (bool; uint8 input gives uint8 0/1).
 
     >>> minflow.any(minflow.tensor([[1, 0], [0, 0]]), dim=1).tolist()
     [True, False]

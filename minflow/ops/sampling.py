@@ -162,6 +162,7 @@ def _bernoulli(self, p, generator):
 
 # [0, 2^digits] for floats (every integer there is exact), [0, max] for ints, as torch
 _RANDOM_TO = {"float16": 2 ** 11 + 1, "float32": 2 ** 24 + 1, "float64": 2 ** 53 + 1,
+              "uint8": 2 ** 8, "int8": 2 ** 7, "int16": 2 ** 15,
               "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1, "bool": 2}
 
 

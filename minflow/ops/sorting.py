@@ -310,8 +310,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 
 def _bincount_infer(input, weights, minlength):
-    if input.ndim != 1 or input.dtype not in (dtypes.int32, dtypes.int64):
-        raise RuntimeError(f"expected a 1-D int32 or int64 input, got {input.ndim}-D "
+    if input.ndim != 1 or input.dtype not in dtypes.INTS:
+        raise RuntimeError(f"expected a 1-D integer input, got {input.ndim}-D "
                            f"{input.dtype.name}")
     if weights is not None and tuple(weights._data.shape) != tuple(input._data.shape):
         raise RuntimeError(f"expected weights of input's shape {list(input._data.shape)}, "

@@ -103,9 +103,10 @@ def _check(input, mode, align_corners, antialias):
         raise NotImplementedError(f"interpolate: got {input.ndim}D input with mode {mode!r}; "
                                   f"expected {f'{expected}D' if expected else '3D, 4D or 5D'} "
                                   f"(N, C, ...) input")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"interpolate: expected a floating point input, got "
-                           f"{input.dtype.name}")
+    nearest = mode in ("nearest", "nearest-exact")
+    if not (input.dtype.is_floating_point or (nearest and input.dtype is dtypes.uint8)):
+        raise RuntimeError(f"interpolate: expected a floating point input (or uint8 for the "
+                           f"nearest modes), got {input.dtype.name} with mode {mode!r}")
 
 
 @public

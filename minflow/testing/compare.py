@@ -165,7 +165,8 @@ def _compare_numbers(actual, expected, options):
 def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=False,
                 noncontiguous=False, exclude_zero=False):
     """A tensor of ``shape`` filled with uniform values in [low, high) as torch.testing's:
-    floats default to [-9, 9), integers to [-9, 10), bool to {False, True}.
+    floats default to [-9, 9), integers to [-9, 10) (clamped to the dtype's range: [0, 10)
+    for uint8), bool to {False, True}.
 
     >>> _ = minflow.manual_seed(0)
     >>> t = minflow.testing.make_tensor(2, 3, dtype=minflow.int64, low=0, high=4)
@@ -185,8 +186,9 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
         result = (minflow.rand(shape, dtype=dtypes.float64, device=device) * (high - low)
                   + low).to(dtype)
     else:
-        low = -9 if low is None else math.ceil(low)
-        high = 10 if high is None else math.ceil(high)
+        info = np.iinfo(dtype.np)           # defaults and bounds clamped to it, as torch's
+        low = min(max(-9 if low is None else math.ceil(low), info.min), info.max)
+        high = min(max(10 if high is None else math.ceil(high), info.min), info.max)
         if low >= high:
             raise ValueError(f"make_tensor: low must be < high, got low={low} high={high}")
         result = minflow.randint(low, high, shape, dtype=dtype, device=device)

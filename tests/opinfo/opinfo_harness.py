@@ -21,9 +21,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("expecttest")        # torch.testing._internal imports it
 from torch.testing._internal.common_methods_invocations import op_db    # noqa: E402
 
-DTYPES = {torch.bool: minflow.bool, torch.int32: minflow.int32, torch.int64: minflow.int64,
-          torch.float16: minflow.float16, torch.float32: minflow.float32,
-          torch.float64: minflow.float64}
+DTYPES = {getattr(torch, d.name): d for d in minflow.core.dtype.ALL}
 # absolute and relative tolerance per result dtype: numpy and torch round differently
 TOLERANCE = {"float16": (1e-3, 1e-3), "float32": (1e-5, 1.3e-5), "float64": (1e-7, 1e-7)}
 # ops whose values are random draws: only dtypes and shapes are compared

@@ -6,5 +6,6 @@ to fail (strict: a case that starts passing must leave the table).
 """
 from opinfo_known_core import KNOWN as _CORE
 from opinfo_known_nn import KNOWN as _NN
+from opinfo_known_small_ints import KNOWN as _SMALL_INTS
 
-KNOWN = {**_CORE, **_NN}
+KNOWN = {**_CORE, **_NN, **_SMALL_INTS}

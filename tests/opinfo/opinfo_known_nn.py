@@ -51,12 +51,6 @@ KNOWN = {
     "nn.functional.soft_margin_loss-float16":
         "float16: torch's log1p(exp(-y x)) overflows to inf for -y x > ~11, minflow's stable "
         "softplus gives the finite value",
-    "nn.functional.margin_ranking_loss-int32":
-        "margin_ranking_loss takes floating inputs only (RuntimeError); torch computes it on "
-        "int32 too",
-    "nn.functional.margin_ranking_loss-int64":
-        "margin_ranking_loss takes floating inputs only (RuntimeError); torch computes it on "
-        "int64 too",
     "nn.functional.multilabel_soft_margin_loss-float16":
         "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
         "in float32 and rounds once; results differ by a few float16 ulps",
@@ -65,12 +59,6 @@ KNOWN = {
         "the cancellation error shows (up to 0.002)",
     "nn.functional.avg_pool2d-int64":
         "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
-        "int64 on cpu",
-    "nn.functional.max_pool2d-int32":
-        "minflow's max_pool2d kernels take floating dtypes only (DTypeError); torch also runs "
-        "int32 on cpu",
-    "nn.functional.max_pool2d-int64":
-        "minflow's max_pool2d kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
     "nn.functional.bilinear-float16":
         "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
@@ -208,11 +196,5 @@ KNOWN = {
         "int64 on cpu",
     "nn.functional.conv_transpose3d-int64":
         "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
-        "int64 on cpu",
-    "nn.functional.max_pool3d-int32":
-        "minflow's max_pool kernels take floating dtypes only (DTypeError); torch also runs "
-        "int32 on cpu",
-    "nn.functional.max_pool3d-int64":
-        "minflow's max_pool kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
 }

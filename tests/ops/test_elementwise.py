@@ -19,6 +19,10 @@ def anywhere(shape, rng):
     return rng.uniform(-2.0, 2.0, shape)
 
 
+def shift_amounts(shape, rng):
+    return rng.integers(0, 4, shape).astype(float)
+
+
 def away_from_ints(shape, rng):
     return rng.integers(-3, 3, shape) + rng.uniform(0.1, 0.9, shape)
 
@@ -62,6 +66,8 @@ BINARY = {
     "ge": (np.greater_equal, anywhere, FLOATS + (I64,), False),
     "logical_and": (np.logical_and, anywhere, FLOATS + (B,), False),
     "logical_xor": (np.logical_xor, anywhere, FLOATS + (B,), False),
+    "bitwise_left_shift": (np.left_shift, shift_amounts, (I32, I64), False),
+    "bitwise_right_shift": (np.right_shift, shift_amounts, (I32, I64), False),
 }
 UNDECLARED = [("floor", B), ("bitwise_not", F32), ("sub", B), ("isnan", None)]
 

@@ -15,7 +15,7 @@ per offset, accumulated into the output.
 import itertools
 import math
 
-from ...core.dtype import FLOATS
+from ...core.dtype import FLOATS, INTS
 from ...ops.conv import conv_output_size, pool_output_size
 from ..registry import register_kernel
 
@@ -165,25 +165,26 @@ def _index_parts(xp, size, kernel, stride, padding, dilation, out_size):
     return base, rel, first
 
 
-@register_kernel("max_pool2d", ("cpu", "cuda"), FLOATS)
+@register_kernel("max_pool2d", ("cpu", "cuda"), INTS + FLOATS)
 def max_pool(xp, input, kernel_size, stride, padding, dilation, ceil_mode):
     size = tuple(input.shape[2:])
     out_size = _pool_out_size(size, kernel_size, stride, padding, dilation, ceil_mode)
     pads = _pool_pads(size, kernel_size, stride, padding, dilation, out_size)
-    x = _pad(xp, input, pads, -math.inf)
+    floating = input.dtype.kind == "f"
+    x = _pad(xp, input, pads, -math.inf if floating else xp.iinfo(input.dtype).min)
     base, rel, first = _index_parts(xp, size, kernel_size, stride, padding, dilation,
                                     out_size)
     small = xp.int8 if len(rel) < 128 else xp.int32
     # torch's scan: the window's first position inside the input, then each later value
     # > the max so far, or a NaN. Offset 0 can only ever be taken as that first position
-    # (else it is padding, -inf), so the scan starts at offset 1.
+    # (else it is padding, -inf or the integer minimum), so the scan starts at offset 1.
     offsets = _offsets(kernel_size, stride, dilation, out_size)
     best = x[next(offsets)[1]].copy()     # a copy even where the slice is all of input
     arg = xp.broadcast_to(first.astype(small), best.shape)
     v = xp.empty_like(best)     # one offset at a time, copied to be contiguous
     for k, index in offsets:
         v[...] = x[index]
-        take = (v > best) | xp.isnan(v)
+        take = (v > best) | xp.isnan(v) if floating else v > best
         xp.maximum(best, v, out=best)
         arg = xp.maximum(arg, take * small(k))   # the last offset taken wins
     indices = xp.asarray(rel).take(arg.astype(xp.intp))
@@ -223,7 +224,7 @@ def _scatter_disjoint(xp, grad_out, indices, input_size):
     return grad.reshape((n, c) + tuple(input_size))
 
 
-@register_kernel("max_pool2d_gather", ("cpu", "cuda"), FLOATS)
+@register_kernel("max_pool2d_gather", ("cpu", "cuda"), INTS + FLOATS)
 def max_pool_gather(xp, input, indices, input_size, kernel_size, stride, padding, dilation):
     n, c = input.shape[:2]
     flat = indices.reshape(n, c, -1)

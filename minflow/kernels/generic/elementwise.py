@@ -144,6 +144,29 @@ for _op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
     register_array_function(_op, _op, INTS + (bool_,))
 
 
+def _shift_operands(xp, input, other):
+    """Both operands as arrays of their (promoted) dtype, the shift amounts with invalid ones
+    (negative, or not below the bit width: undefined in C) replaced by 0, and where they
+    were valid."""
+    dtype = (input if hasattr(input, "dtype") else other).dtype
+    input, other = xp.asarray(input, dtype=dtype), xp.asarray(other, dtype=dtype)
+    valid = (other >= 0) & (other < 8 * dtype.itemsize)
+    return input, xp.where(valid, other, 0).astype(dtype), valid
+
+
+@register_kernel("bitwise_left_shift", ("cpu", "cuda"), INTS)
+def bitwise_left_shift(xp, input, other):
+    input, amounts, valid = _shift_operands(xp, input, other)
+    return xp.where(valid, xp.left_shift(input, amounts), 0).astype(input.dtype)
+
+
+@register_kernel("bitwise_right_shift", ("cpu", "cuda"), INTS)
+def bitwise_right_shift(xp, input, other):
+    input, amounts, valid = _shift_operands(xp, input, other)
+    sign_fill = xp.where(input < 0, -1, 0)          # all bits shifted out: the sign remains
+    return xp.where(valid, xp.right_shift(input, amounts), sign_fill).astype(input.dtype)
+
+
 @register_kernel("where", ("cpu", "cuda"), ALL)
 def where(xp, condition, input, other):
     return xp.where(condition, input, other)

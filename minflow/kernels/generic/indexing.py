@@ -93,6 +93,8 @@ def _at_least_1d(*arrays):
 
 @register_kernel("gather", ("cpu", "cuda"), ALL)
 def gather(xp, input, index, dim):
+    if index.size == 0:             # any shape goes, as torch's
+        return xp.empty(index.shape, input.dtype)
     source, where = _at_least_1d(input, index)
     out = source[_coords(xp, where, dim, source.shape[dim], "gather")]
     return out.reshape(index.shape)
