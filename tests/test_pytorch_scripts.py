@@ -9,9 +9,9 @@ import pytest
 
 import minflow
 from pytorch_scripts import (amp_classifier, checkpoint_resume, data_pipeline, dcgan,
-                             distillation, gcn, mnist, packed_classifier, regression,
-                             reinforce, resnet, seq2seq, simclr, time_sequence_prediction,
-                             unet, vae, vit, word_language_model)
+                             distillation, gcn, mnist, nanogpt, packed_classifier, regression,
+                             reinforce, resnet, seq2seq, simclr, spatial_transformer,
+                             time_sequence_prediction, unet, vae, vit, word_language_model)
 
 torch = pytest.importorskip("torch")
 
@@ -44,6 +44,9 @@ CASES = {
     "data_pipeline_samplers_collate": (data_pipeline, dict(), "losses"),
     "simclr_nt_xent_nesterov": (simclr, dict(rng=True), "losses"),
     "checkpoint_resume": (checkpoint_resume, dict(), "losses"),
+    "nanogpt_sdpa": (nanogpt, dict(rng=True), "losses"),
+    "nanogpt_masked_attention": (nanogpt, dict(rng=True, flash=False, max_iters=8), "losses"),
+    "spatial_transformer": (spatial_transformer, dict(), "losses"),
 }
 
 
