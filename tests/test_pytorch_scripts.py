@@ -11,7 +11,8 @@ import minflow
 from pytorch_scripts import (amp_classifier, checkpoint_resume, data_pipeline, dcgan,
                              distillation, gcn, mnist, nanogpt, packed_classifier, regression,
                              reinforce, resnet, seq2seq, simclr, spatial_transformer,
-                             time_sequence_prediction, unet, vae, vit, word_language_model)
+                             time_sequence_prediction, transformer_classifier, unet, vae, vit,
+                             word_language_model)
 
 torch = pytest.importorskip("torch")
 
@@ -47,6 +48,8 @@ CASES = {
     "nanogpt_sdpa": (nanogpt, dict(rng=True), "losses"),
     "nanogpt_masked_attention": (nanogpt, dict(rng=True, flash=False, max_iters=8), "losses"),
     "spatial_transformer": (spatial_transformer, dict(), "losses"),
+    # eval under no_grad: torch's nested-tensor encoder zeroes the padded positions
+    "transformer_classifier_padding": (transformer_classifier, dict(), "losses"),
 }
 
 
