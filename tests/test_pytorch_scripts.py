@@ -10,7 +10,7 @@ import pytest
 import minflow
 from pytorch_scripts import (amp_classifier, checkpoint_resume, data_pipeline, dcgan,
                              distillation, gcn, mnist, nanogpt, packed_classifier, regression,
-                             reinforce, resnet, seq2seq, simclr, spatial_transformer,
+                             reinforce, resnet, seq2seq, simclr, sngan_ema, spatial_transformer,
                              time_sequence_prediction, transformer_classifier, unet, vae, vit,
                              word_language_model)
 
@@ -50,6 +50,7 @@ CASES = {
     "spatial_transformer": (spatial_transformer, dict(), "losses"),
     # eval under no_grad: torch's nested-tensor encoder zeroes the padded positions
     "transformer_classifier_padding": (transformer_classifier, dict(), "losses"),
+    "sngan_spectral_norm_ema": (sngan_ema, dict(rng=True), "d_losses"),
 }
 
 

@@ -51,6 +51,7 @@ def _channels_last_order(fmt, tensor, where):
 
 
 def check_memory_format(fmt, where):
+    """Raise a TypeError naming ``where`` unless ``fmt`` is a minflow.memory_format."""
     if not isinstance(fmt, memory_format):
         raise TypeError(f"{where}: expected memory_format to be a minflow.memory_format, "
                         f"got {type(fmt).__name__}")
