@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 import minflow
-from pytorch_scripts import (amp_classifier, dcgan, mnist, packed_classifier, regression,
-                             reinforce, resnet, seq2seq, time_sequence_prediction, vae,
+from pytorch_scripts import (amp_classifier, checkpoint_resume, data_pipeline, dcgan,
+                             distillation, gcn, mnist, nanogpt, packed_classifier, regression,
+                             reinforce, resnet, seq2seq, simclr, sngan_ema, spatial_transformer,
+                             time_sequence_prediction, transformer_classifier, unet, vae, vit,
                              word_language_model)
 
 torch = pytest.importorskip("torch")
@@ -35,6 +37,20 @@ CASES = {
     "packed_bilstm_classifier": (packed_classifier, dict(), "losses"),
     # the same actions (inverse CDF at shared uniforms): episodes get shorter as it learns
     "reinforce_categorical": (reinforce, dict(rng=True, episodes=60), "lengths"),
+    "unet_bce_dice_plateau": (unet, dict(), "losses"),
+    "vit_adamw_warmup_cosine_accum": (vit, dict(), "losses"),
+    "distillation_kl_frozen": (distillation, dict(), "ce_losses"),
+    "gcn_index_add_early_stop": (gcn, dict(), "losses"),
+    # minflow's generator is not torch's: the samplers' indices come from the torch run
+    "data_pipeline_samplers_collate": (data_pipeline, dict(), "losses"),
+    "simclr_nt_xent_nesterov": (simclr, dict(rng=True), "losses"),
+    "checkpoint_resume": (checkpoint_resume, dict(), "losses"),
+    "nanogpt_sdpa": (nanogpt, dict(rng=True), "losses"),
+    "nanogpt_masked_attention": (nanogpt, dict(rng=True, flash=False, max_iters=8), "losses"),
+    "spatial_transformer": (spatial_transformer, dict(), "losses"),
+    # eval under no_grad: torch's nested-tensor encoder zeroes the padded positions
+    "transformer_classifier_padding": (transformer_classifier, dict(), "losses"),
+    "sngan_spectral_norm_ema": (sngan_ema, dict(rng=True), "d_losses"),
 }
 
 
@@ -71,6 +87,8 @@ def test_script_matches_torch(name, tmp_path):
     if script is mnist:
         kwargs = dict(kwargs, save_dir=str(tmp_path))
     expected = run(torch, script, kwargs)
+    if script is data_pipeline:
+        kwargs = dict(kwargs, orders=expected["orders"])
     got = run(minflow, script, kwargs, state=expected.pop("state"))
     got.pop("state")
     assert expected[falls][-1] < expected[falls][0]     # the run trains
@@ -80,7 +98,7 @@ def test_script_matches_torch(name, tmp_path):
 @pytest.mark.parametrize("script, kwargs", [
     (mnist, dict(shuffle=True)), (word_language_model, dict(epochs=1)),
     (word_language_model, dict(rnn_type="Transformer", lr=1.0, epochs=1)), (vae, dict()),
-    (dcgan, dict(epochs=1)), (seq2seq, dict(epochs=2))], ids=lambda v: getattr(
+    (dcgan, dict(epochs=1)), (seq2seq, dict(epochs=2)), (data_pipeline, dict())], ids=lambda v: getattr(
         v, "__name__", "").rsplit(".", 1)[-1])
 def test_script_runs_with_its_own_randomness(script, kwargs):
     """Dropout, shuffling and noise drawn from minflow's own generator: the run trains
@@ -113,3 +131,28 @@ def test_reinforce_learns_with_categorical_samples():
     lengths = reinforce.main(minflow, episodes=60)["lengths"]
     assert np.mean(lengths[-10:]) < np.mean(lengths[:10])
     assert np.mean(lengths[-10:]) < 8
+
+
+def test_resumed_run_equals_the_uninterrupted_one():
+    """Model, AdamW and OneCycleLR state saved with minflow.save mid-run and loaded into fresh
+    objects: the rest of the run repeats the uninterrupted one exactly."""
+    result = checkpoint_resume.main(minflow)
+    assert result["resumed"] == {"losses": result["losses"], "lrs": result["lrs"],
+                                 "val_correct": result["val_correct"]}
+    assert result["resumed_running_var"] == result["running_var"]
+    assert result["losses"][-1] < result["losses"][0] / 2
+
+
+def test_data_pipeline_samplers_with_minflow_generator():
+    """The samplers draw from minflow's seeded Generator: the same seed gives the same
+    batches, another seed others; the weighted sampler balances the rare classes, the
+    subset sampler permutes the validation indices."""
+    first, again = data_pipeline.main(minflow, epochs=2), data_pipeline.main(minflow, epochs=2)
+    other = data_pipeline.main(minflow, epochs=2, seed=7)
+    assert first["orders"] == again["orders"] and first["losses"] == again["losses"]
+    assert first["orders"] != other["orders"]
+    train_order, val_order = first["orders"][0]
+    assert sorted(val_order) == list(range(160, 200)) and val_order != sorted(val_order)
+    assert all(i < 160 for i in train_order)
+    # classes are 70/20/10 in the data; 1/count weights make each about a third
+    assert min(first["sampled_labels"][0]) > 160 / 3 * 0.6

@@ -10,6 +10,7 @@ import numpy as np
 from . import dtype as dtypes
 from .device import MetaArray
 from .grad_mode import state as _grad_state
+from .memory_format import contiguous_format, is_contiguous_in
 from .namespace import F
 from .tensor_autograd import TensorAutograd
 from .tensor_convert import TensorConversion, _refuse_lazy
@@ -302,13 +303,19 @@ class Tensor(TensorAutograd, TensorConversion):
         from .printing import tensor_repr
         return tensor_repr(self)
 
-    def is_contiguous(self):
-        """Whether the elements lie in memory in row-major order, without gaps.
+    def is_contiguous(self, memory_format=contiguous_format):
+        """Whether the elements lie in memory in ``memory_format``'s order (default
+        row-major), without gaps.
 
         >>> x = minflow.zeros(2, 3)
         >>> x.is_contiguous(), x.T.is_contiguous()
         (True, False)
+        >>> y = minflow.zeros(2, 3, 4, 4).to(memory_format=minflow.channels_last)
+        >>> y.is_contiguous(), y.is_contiguous(memory_format=minflow.channels_last)
+        (False, True)
         """
+        if memory_format is not contiguous_format:
+            return is_contiguous_in(self, memory_format)
         data = self._data
         return isinstance(data, MetaArray) or data.flags.c_contiguous
 

@@ -4,6 +4,7 @@ A base class of Tensor (which holds the slots these methods read).
 """
 from . import dtype as dtypes
 from .device import to_numpy
+from .memory_format import preserve_format, to_memory_format
 from .namespace import F
 
 __all__ = ["TensorConversion"]
@@ -94,14 +95,19 @@ class TensorConversion:
         return arr if dtype is None else arr.astype(dtype)
 
 
-    def to(self, *args, dtype=None, device=None, copy=False):
-        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other_tensor)``.
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
+           memory_format=preserve_format):
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other_tensor)``;
+        ``memory_format`` lays the result out as ``minflow.channels_last`` etc. (the values
+        are the same). Copies are synchronous, so ``non_blocking`` changes nothing.
 
         >>> x = minflow.tensor([1.5, -2.0])
         >>> x.to(minflow.float64)
         tensor([ 1.5000, -2.0000], dtype=minflow.float64)
         >>> x.to("cpu", minflow.int64)
         tensor([ 1, -2])
+        >>> minflow.zeros(1, 3, 2, 2).to(memory_format=minflow.channels_last).stride()
+        (12, 1, 6, 3)
         """
         for arg in args:
             if isinstance(arg, TensorConversion):     # a Tensor
@@ -115,6 +121,7 @@ class TensorConversion:
             out = F.to_device(out, device)
         if dtype is not None:
             out = F.cast(out, dtypes.as_dtype(dtype))
+        out = to_memory_format(out, memory_format, "to", exact=True)
         if copy and out is self:
             out = F.clone(self)
         return out

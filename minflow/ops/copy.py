@@ -3,6 +3,8 @@ from ..core import dtype as dtypes
 from ..core.device import Device
 from ..core.functional import generate_function, public, tensor_method
 from ..core.inplace import inplace
+from ..core.memory_format import (check_memory_format, contiguous_format,
+                                  preserve_format, to_memory_format)
 from ..core.namespace import F
 from ..core.tensor import Tensor
 from .registry import Attr, define_op
@@ -22,14 +24,25 @@ _contiguous_fn = generate_function(_contig, name="_contiguous")
 
 
 @tensor_method("contiguous")
-def contiguous(self):
-    """``self`` if already contiguous, else a contiguous copy (as ``Tensor.contiguous``).
+def contiguous(self, memory_format=contiguous_format):
+    """``self`` if already laid out in ``memory_format`` (default row-major), else a copy
+    that is, with the same values (as ``Tensor.contiguous``).
 
     >>> t = minflow.zeros(2, 3).T
     >>> t.is_contiguous(), t.contiguous().is_contiguous()
     (False, True)
+    >>> minflow.zeros(1, 3, 2, 2).contiguous(memory_format=minflow.channels_last).stride()
+    (12, 1, 6, 3)
     """
-    return self if self.is_contiguous() else _contiguous_fn(self)
+    check_memory_format(memory_format, "contiguous")
+    if memory_format.ndim is not None:
+        return to_memory_format(self, memory_format, "contiguous")
+    if self.is_contiguous():
+        return self
+    if memory_format is preserve_format:
+        raise RuntimeError("contiguous: preserve memory format is unsupported by the "
+                           "contiguous operator")
+    return _contiguous_fn(self)
 
 
 _cast = define_op("cast", ["input"], attrs=[Attr("dtype", "dtype")],

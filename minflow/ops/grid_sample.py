@@ -31,13 +31,29 @@ def _align(fn, align_corners):
     return bool(align_corners)
 
 
-def _base_coordinates(steps, align_corners):
+def _base_coordinates(steps, align_corners, like):
     """Normalized coordinates of ``steps`` points in [-1, 1]: the pixel centres scaled by
-    (steps - 1) / steps unless align_corners; a single point sits at 0."""
+    (steps - 1) / steps unless align_corners; a single point sits at 0.
+
+    NOTE: computed in ``like``'s dtype as torch does (its linspace, then a multiply and a
+    divide, each rounded): the identity transform then lands exactly where torch's does,
+    which matters because grid_sample's grid gradient jumps at pixel centres."""
     if steps <= 1:
-        return np.zeros(max(steps, 0))
-    points = np.linspace(-1.0, 1.0, steps)
-    return points if align_corners else points * (steps - 1) / steps
+        return F.zeros(max(steps, 0), dtype=like.dtype, device=like.device)
+    points = F.linspace(-1.0, 1.0, steps, dtype=like.dtype, device=like.device)
+    return points if align_corners else F.div(F.mul(points, steps - 1), steps)
+
+
+def _base_grid(spatial, align_corners, like):
+    """(prod(spatial), dims + 1): the points (x, y[, z], 1), x varying fastest."""
+    columns = []
+    for d in reversed(range(len(spatial))):          # x (the last dim) first
+        shape = [1] * len(spatial)
+        shape[d] = spatial[d]
+        axis = F.reshape(_base_coordinates(spatial[d], align_corners, like), tuple(shape))
+        columns.append(F.expand(axis, tuple(spatial)))
+    columns.append(F.ones(tuple(spatial), dtype=like.dtype, device=like.device))
+    return F.reshape(F.stack(columns, -1), (-1, len(spatial) + 1))
 
 
 @public
@@ -73,13 +89,8 @@ def affine_grid(theta, size, align_corners=None):
         raise ValueError(f"affine_grid: Expected theta of batch size {size[0]} (size[0]), "
                          f"got {list(theta.shape)}")
     align_corners = _align("affine_grid", align_corners)
-    spatial = size[2:]
-    # axes: the last coordinate is x (along W), then y (H), then z (D), then the 1
-    axes = [_base_coordinates(s, align_corners) for s in reversed(spatial)]
-    mesh = np.meshgrid(*reversed(axes), indexing="ij")       # D?, H, W order
-    base = np.stack(list(reversed(mesh)) + [np.ones(spatial)], -1).reshape(-1, dims + 1)
-    base = F.tensor(base, dtype=theta.dtype, device=theta.device)
-    grid = F.matmul(base, F.transpose(theta, 1, 2))
+    spatial = tuple(size[2:])
+    grid = F.matmul(_base_grid(spatial, align_corners, theta), F.transpose(theta, 1, 2))
     return F.reshape(grid, (size[0],) + tuple(spatial) + (dims,))
 
 
@@ -89,12 +100,34 @@ def _const(t):
     return t.detach()
 
 
-def _unnormalize(coord, size, align_corners):
+def _unnormalize(coord, size, align_corners, planar):
     """[-1, 1] -> pixel index: -1 and 1 are the corner pixels' centres (align_corners) or
-    their outer edges."""
+    their outer edges.
+
+    NOTE: rounded as torch's cpu kernels do, (x + 1) * size / 2 - 1 / 2 for 4-D input
+    (``planar``) and ((x + 1) * size - 1) / 2 for 5-D: an identity transform puts points
+    within rounding of pixel centres, where the grid's gradient jumps (one-sided
+    differences), so the side each lands on must be torch's."""
     if align_corners:
         return F.mul(F.add(coord, 1.0), (size - 1) / 2)
+    if planar:
+        return _fused_multiply_add(F.add(coord, 1.0), size / 2, -0.5)
     return F.div(F.sub(F.mul(F.add(coord, 1.0), size), 1.0), 2)
+
+
+def _fused_multiply_add(t, scale, offset):
+    """t * scale + offset rounded once, as a fused multiply-add (torch's compiled cpu
+    kernel), for a ``scale`` of few significant bits (a size / 2). Differentiable: the
+    gradient is ``scale``."""
+    if t.dtype is not dtypes.float64:           # exact in float64, then one rounding
+        return F.cast(F.add(F.mul(F.cast(t, dtypes.float64), scale), offset), t.dtype)
+    # Veltkamp's split: 26-bit halves whose products with scale are exact (not for huge
+    # or non-finite t, which take the plain rounding)
+    spread = F.mul(t, 134217729.0)                  # 2^27 + 1
+    high = F.sub(spread, F.sub(spread, t))
+    low = F.sub(t, high)
+    fused = F.add(F.add(F.mul(high, scale), offset), F.mul(low, scale))
+    return F.where(F.isfinite(spread), fused, F.add(F.mul(t, scale), offset))
 
 
 def _clip(coord, size):
@@ -153,7 +186,8 @@ class _Reader:
 
 def _linear(read, coords):
     """(Bi/tri)linear: the 2^dims neighbours of each point, each weighed by the product
-    over dims of 1 - its distance to the point."""
+    over dims of 1 - its distance to the point (rounded as torch's cpu kernels: bilinear
+    1 - (x - low), trilinear high - x)."""
     lows = [F.floor(_const(c)) for c in coords]
     out = None
     for corner in itertools.product((0, 1), repeat=len(coords)):
@@ -161,7 +195,12 @@ def _linear(read, coords):
         for coord, low, up in zip(coords, lows, reversed(corner)):     # x varies fastest
             high = F.add(low, 1.0)
             points.append(high if up else low)
-            near = F.sub(coord, low) if up else F.sub(high, coord)
+            if up:
+                near = F.sub(coord, low)
+            elif len(coords) == 2:
+                near = F.sub(1.0, F.sub(coord, low))
+            else:
+                near = F.sub(high, coord)
             weight = near if weight is None else F.mul(weight, near)
         term = F.mul(read(points), F.unsqueeze(weight, 1))
         out = term if out is None else F.add(out, term)
@@ -249,7 +288,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     _check_grid_sample(input, grid, mode, padding_mode)
     align_corners = _align("grid_sample", align_corners)
     read = _Reader(input)
-    coords = [_unnormalize(F.select(grid, -1, i), size, align_corners)
+    coords = [_unnormalize(F.select(grid, -1, i), size, align_corners, input.ndim == 4)
               for i, size in enumerate(read.sizes)]
     if mode == "bicubic":
         return _bicubic(read, *coords, padding_mode, align_corners,

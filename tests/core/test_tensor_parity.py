@@ -109,6 +109,17 @@ def test_arange_and_linspace_values_match_torch_over_a_sweep():
         check(lambda L: L.linspace(start, end, steps), 1e-6, f"linspace({start}, {end}, {steps})")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_float_linspace_is_torchs_exactly(dtype):
+    """torch's cpu linspace fuses its multiply-adds (one rounding): the same bits here."""
+    for start, end in [(-1, 1), (0, 10), (-3.7, 2.2), (2, -7.3), (1e-3, 5.5)]:
+        for steps in list(range(2, 70)) + [257, 1000]:
+            ours = minflow.linspace(start, end, steps, dtype=getattr(minflow, dtype))
+            theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy(),
+                                          err_msg=f"linspace({start}, {end}, {steps})")
+
+
 @pytest.mark.parametrize("make", [
     lambda L: L.arange(0.0, -8.000001, -4.0, dtype=L.int64),     # int64: truncated bounds
     lambda L: L.arange(1.0, 5.000001, 2.0, dtype=L.int64),

@@ -254,6 +254,32 @@ def test_affine_grid_against_torch(size, align_corners):
     np.testing.assert_allclose(tm.grad.numpy(), tt.grad.numpy(), atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(2, 3, 28, 28), (1, 2, 7, 10)])
+def test_identity_transform_grads_are_torchs(dtype, shape):
+    """A spatial transformer starts at the identity: every point then lies within rounding
+    of a pixel centre, where the grid's gradient jumps (a one-sided difference). The base
+    grid (torch's linspace, multiply and divide) and the unnormalization (a fused
+    multiply-add in torch's cpu kernel) are rounded as torch's, so each point lands on
+    torch's side and the grads w.r.t. theta and the input are torch's."""
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal(shape).astype(dtype)
+    weight = np.cos(np.arange(np.prod(shape))).reshape(shape).astype(dtype)
+    theta = np.tile(np.array([[1, 0, 0], [0, 1, 0]], dtype), (shape[0], 1, 1))
+    results = []
+    for lib in (torch, minflow):
+        xt, tt = lib.tensor(x, requires_grad=True), lib.tensor(theta, requires_grad=True)
+        grid = lib.nn.functional.affine_grid(tt, shape, align_corners=False)
+        out = lib.nn.functional.grid_sample(xt, grid, align_corners=False)
+        (out * lib.tensor(weight)).sum().backward()
+        results.append([grid.detach().numpy(), xt.grad.numpy(), tt.grad.numpy()])
+    (grid, x_grad, theta_grad), (our_grid, our_x_grad, our_theta_grad) = results
+    np.testing.assert_array_equal(our_grid, grid)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(our_x_grad, x_grad, rtol=tol, atol=tol)
+    np.testing.assert_allclose(our_theta_grad, theta_grad, rtol=tol, atol=tol * 100)
+
+
 def test_spatial_transformer_float32_against_torch():
     """affine_grid then grid_sample in float32, grads to the input and to theta."""
     torch = pytest.importorskip("torch")

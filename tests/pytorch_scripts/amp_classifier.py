@@ -26,6 +26,7 @@ def define(torch):
 
 
 def main(torch, epochs=3, state=None, batch_size=32, init_scale=2.0 ** 12):
+    torch.manual_seed(0)
     use_accel = torch.accelerator.is_available()
     device = torch.accelerator.current_accelerator() if use_accel else torch.device("cpu")
     amp_dtype = torch.float16

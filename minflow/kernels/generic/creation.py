@@ -1,4 +1,6 @@
 """Kernels of the creation ops."""
+import numpy as np
+
 from ...core.dtype import ALL, FLOATS, INTS, NUMERIC
 from ...core.random import generator_for
 from ...ops.creation import arange_length
@@ -32,8 +34,10 @@ def arange(xp, start, end, step, dtype, device):
 @register_kernel("linspace", ("cpu", "cuda"), NUMERIC)
 def linspace(xp, start, end, steps, dtype, device):
     # as torch's cpu kernel: the first half start + i * step, the second end - (steps - 1 - i)
-    # * step, in the dtype's own arithmetic (float16 rounds each step); ints truncate start
-    # and end and take a float64 step
+    # * step, in the dtype's own arithmetic; ints truncate start and end and take a float64
+    # step. NOTE: torch's compiled loop fuses each float multiply-add (one rounding), which
+    # float32 gets exactly by computing in float64 and float64 by long double (where numpy's
+    # is wider); float16 rounds each step.
     if dtype.is_floating_point:
         compute = dtype.np.type
     else:
@@ -42,10 +46,21 @@ def linspace(xp, start, end, steps, dtype, device):
     if steps <= 1:
         return xp.full(steps, start, dtype=dtype.np)
     step = (end - start) / compute(steps - 1)
+    wide = _fused_type(xp, dtype) or compute
     i = xp.arange(steps)
-    values = xp.where(i < steps // 2, start + step * i.astype(compute),
-                      end - step * (steps - 1 - i).astype(compute))
+    values = xp.where(i < steps // 2, wide(start) + wide(step) * i.astype(wide),
+                      wide(end) - wide(step) * (steps - 1 - i).astype(wide))
     return values.astype(dtype.np)
+
+
+def _fused_type(xp, dtype):
+    """A type wide enough that ``a + b * i`` rounded once to ``dtype`` is the fused
+    multiply-add's result; None where there is none or torch does not fuse (float16, ints)."""
+    if dtype.name == "float32":
+        return xp.float64
+    if dtype.name == "float64" and xp is np and np.finfo(np.longdouble).nmant > 52:
+        return np.longdouble
+    return None
 
 
 @register_kernel("eye", ("cpu", "cuda"), ALL)

@@ -339,15 +339,19 @@ class Module:
                         module._buffers[name] = fn(buf)
         return self
 
-    def to(self, *args, device=None, dtype=None, non_blocking=False):
+    def to(self, *args, device=None, dtype=None, non_blocking=False, memory_format=None):
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(tensor)``, in place.
 
         A dtype applies to floating point parameters and buffers only (integer buffers
-        such as BatchNorm's num_batches_tracked keep theirs).
+        such as BatchNorm's num_batches_tracked keep theirs); a ``memory_format`` to the 4-
+        and 5-d ones only.
 
         >>> m = minflow.nn.Linear(2, 2).to(minflow.float64)
         >>> m.weight.dtype, type(m.weight).__name__
         (minflow.float64, 'Parameter')
+        >>> conv = minflow.nn.Conv2d(2, 4, 3).to(memory_format=minflow.channels_last)
+        >>> conv.weight.is_contiguous(memory_format=minflow.channels_last)
+        True
         """
         for arg in args:
             if isinstance(arg, Tensor):
@@ -364,6 +368,8 @@ class Module:
 
         def convert(t):
             target = dtype if dtype is not None and t.dtype.is_floating_point else None
+            if memory_format is not None and t.ndim in (4, 5):
+                return t.to(device=device, dtype=target, memory_format=memory_format)
             return t.to(device=device, dtype=target)
         return self._apply(convert)
 

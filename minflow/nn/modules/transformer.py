@@ -9,10 +9,13 @@ x = norm2(x + MHA(x, memory)) (post-norm), with norm3 and dropout3 around FF.
 """
 import copy
 
+from ...amp import is_autocast_enabled
 from ...core import dtype as dtypes
+from ...core.grad_mode import is_grad_enabled
 from ...core.namespace import F
 from .. import functional as nnF
 from .. import init
+from .activation import GELU, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -89,13 +92,21 @@ class TransformerEncoder(Module):
     """``num_layers`` copies of ``encoder_layer`` (deep copies: they start equal, as in
     PyTorch), applied in turn, then ``norm`` if given.
 
-    ``enable_nested_tensor`` and ``mask_check`` are accepted for PyTorch compatibility;
-    minflow has no nested tensors, so padded positions are computed (PyTorch's training path).
+    With ``enable_nested_tensor`` PyTorch runs inference on nested tensors (only the
+    tokens that are not padding), so there the padded positions come out as zeros (before
+    ``norm``); minflow gives those zeros in the same cases: a post-norm batch_first layer
+    with an even number of heads, relu or gelu, eval mode, no grad needed, a left-aligned
+    ``src_key_padding_mask`` and no ``mask``. Elsewhere padded positions are computed.
 
     >>> layer = minflow.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
     >>> encoder = minflow.nn.TransformerEncoder(layer, num_layers=2)
     >>> encoder(minflow.randn(3, 5, 8)).shape, len(encoder.layers)
     (minflow.Size([3, 5, 8]), 2)
+    >>> padding = minflow.tensor([[False, False, True, True, True]])
+    >>> with minflow.no_grad():
+    ...     out = encoder.eval()(minflow.randn(1, 5, 8), src_key_padding_mask=padding)
+    >>> out[0, 2:].abs().sum().item()
+    0.0
     """
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
@@ -107,15 +118,57 @@ class TransformerEncoder(Module):
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers, self.norm = num_layers, norm
         self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        self.use_nested_tensor = enable_nested_tensor and _nests(encoder_layer)
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         if is_causal is None:
             is_causal = mask is not None and _is_causal_mask(mask)
+        nested = self._runs_nested(src, mask, src_key_padding_mask)
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
                            is_causal=is_causal)
+        if nested:          # PyTorch's to_padded_tensor(0.0)
+            output = F.masked_fill(output, F.unsqueeze(_padding(src_key_padding_mask), -1),
+                                   0.0)
         return self.norm(output) if self.norm is not None else output
+
+    def _runs_nested(self, src, mask, padding_mask):
+        """Whether PyTorch would run this call on nested tensors (its sparsity fast path)."""
+        first = self.layers[0]
+        if not self.use_nested_tensor or first.training or src.ndim != 3 or \
+                padding_mask is None or mask is not None or is_autocast_enabled() or \
+                getattr(src._data, "is_lazy", False) or src.device.type not in ("cpu", "cuda"):
+            return False
+        if self.mask_check and not _left_aligned(_padding(padding_mask)):
+            return False
+        weights = [src, first.self_attn.in_proj_weight, first.self_attn.in_proj_bias,
+                   first.self_attn.out_proj.weight, first.self_attn.out_proj.bias,
+                   first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias,
+                   first.linear1.weight, first.linear1.bias, first.linear2.weight,
+                   first.linear2.bias]
+        return not (is_grad_enabled() and any(t.requires_grad for t in weights))
+
+
+def _nests(layer):
+    """Whether PyTorch's TransformerEncoder may run ``layer`` on nested tensors."""
+    attn = getattr(layer, "self_attn", None)
+    return (isinstance(layer, TransformerEncoderLayer) and not layer.norm_first
+            and attn.batch_first and attn._qkv_same_embed_dim and attn.in_proj_bias is not None
+            and (layer.activation in (nnF.relu, nnF.gelu)
+                 or isinstance(layer.activation, (ReLU, GELU)))
+            and layer.norm1.eps == layer.norm2.eps and attn.num_heads % 2 == 0)
+
+
+def _padding(padding_mask):
+    """Where a key padding mask (bool, or additive float) marks padding."""
+    return padding_mask if padding_mask.dtype is dtypes.bool else F.ne(padding_mask, 0.0)
+
+
+def _left_aligned(padding):
+    """Whether every row is its tokens then its padding (no token after a pad)."""
+    tokens = F.logical_not(padding).to(dtypes.int64)
+    return bool(F.all(F.ge(tokens[:, :-1], tokens[:, 1:])))
 
 
 class TransformerDecoderLayer(Module):
