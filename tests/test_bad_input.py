@@ -585,6 +585,8 @@ SAME_AS_TORCH = [
      IndexError, 'index_fill: index 3 is out of bounds for dimension 1 with size 3'),
     (lambda t: t.x.index_fill(1, t.lib.tensor([-4]), 1.0),
      IndexError, 'index_fill: index -4 is out of bounds for dimension 1 with size 3'),
+    (lambda t: t.lib.zeros(3, dtype=t.lib.uint8).index_fill(0, t.lib.tensor([0]), 300),
+     RuntimeError, 'index_fill: value 300 cannot be converted to type uint8 without overflow'),
     (lambda t: t.lib.select_scatter(t.x, t.lib.ones(2), 0, 0),
      RuntimeError, 'select_scatter: expected src to have a size equal to the slice of self'),
     (lambda t: t.lib.select_scatter(t.x, t.lib.ones(3), 0, 2),

@@ -324,13 +324,17 @@ class Tensor(TensorAutograd, TensorConversion):
     __sub__, __rsub__, __isub__ = _op("sub"), _op("sub", True), _op("sub_")
     __mul__, __rmul__, __imul__ = _op("mul"), _op("mul", True), _op("mul_")
     __truediv__, __rtruediv__, __itruediv__ = _op("div"), _op("div", True), _op("div_")
-    __floordiv__, __rfloordiv__ = _op("floor_divide"), _op("floor_divide", True)
-    __mod__, __rmod__ = _op("remainder"), _op("remainder", True)
-    __pow__, __rpow__ = _op("pow"), _op("pow", True)
+    __floordiv__, __rfloordiv__, __ifloordiv__ = (_op("floor_divide"),
+                                                  _op("floor_divide", True),
+                                                  _op("floor_divide_"))
+    __mod__, __rmod__, __imod__ = _op("remainder"), _op("remainder", True), _op("remainder_")
+    __pow__, __rpow__, __ipow__ = _op("pow"), _op("pow", True), _op("pow_")
     __matmul__, __rmatmul__ = _op("matmul"), _op("matmul", True)
-    __and__, __rand__ = _op("bitwise_and"), _op("bitwise_and", True)
-    __or__, __ror__ = _op("bitwise_or"), _op("bitwise_or", True)
-    __xor__, __rxor__ = _op("bitwise_xor"), _op("bitwise_xor", True)
+    __and__, __rand__, __iand__ = (_op("bitwise_and"), _op("bitwise_and", True),
+                                   _op("bitwise_and_"))
+    __or__, __ror__, __ior__ = _op("bitwise_or"), _op("bitwise_or", True), _op("bitwise_or_")
+    __xor__, __rxor__, __ixor__ = (_op("bitwise_xor"), _op("bitwise_xor", True),
+                                   _op("bitwise_xor_"))
     __lshift__, __rlshift__, __ilshift__ = (_op("bitwise_left_shift"),
                                             _op("bitwise_left_shift", True),
                                             _op("bitwise_left_shift_"))

@@ -128,7 +128,10 @@ def index_fill(input, dim, index, value):
                                f"tensor, but got tensor with {value.ndim} dimension(s).")
         value = F.cast(F.to_device(value, input.device), input.dtype)
     elif isinstance(value, (numbers.Number, bool)):
-        value = F.full((), value, dtype=input.dtype, device=input.device)
+        try:
+            value = F.full((), value, dtype=input.dtype, device=input.device)
+        except RuntimeError as err:         # out of the dtype's range
+            raise RuntimeError(f"index_fill: {str(err).partition(': ')[2]}") from None
     else:
         raise TypeError(f"index_fill: expected value to be a number or a 0-d Tensor, got "
                         f"{type(value).__name__}")

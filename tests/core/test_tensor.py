@@ -136,3 +136,23 @@ def test_fill_zero_copy_inplace():
     y.copy_(src)
     (y * 3).sum().backward()
     assert src.grad.tolist() == [3.0, 3.0]
+
+
+def test_augmented_assignment_operators_write_in_place():
+    """&=, |=, ^=, //=, %= and **= change the tensor itself (as torch), like += does."""
+    x = minflow.tensor([5, 6, -7])
+    alias = x
+    x &= 3
+    x |= 8
+    x ^= 1
+    x //= 2
+    x %= 5
+    x **= 2
+    a = np.array([5, 6, -7])
+    a = (((((a & 3) | 8) ^ 1) // 2) % 5) ** 2
+    assert alias is x and x.tolist() == a.tolist()
+    f = minflow.tensor([1.5, 2.0], requires_grad=True)
+    g = f * 1
+    g **= 2
+    g.sum().backward()
+    assert f.grad.tolist() == [3.0, 4.0]
