@@ -143,6 +143,7 @@ def make_inplace(fn, name, direct=None):
         return _inplace(fn, name, self, *args, _direct=direct, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place version of :func:`{fn.__name__}`."
+    method._checks_tensor_args = True   # inplace() checks self; fn checks the others
     return public(method, name=name, method=True)
 
 
