@@ -1231,6 +1231,8 @@ SAME_AS_TORCH += [
      IndexError, 'narrow_copy: start out of range (expected to be in range of [-3, 3], but'),
     (lambda t: t.lib.narrow_copy(t.x, 0, 1, 2),
      RuntimeError, 'start (1) + length (2) exceeds dimension size (2).'),
+    (lambda t: t.lib.narrow_copy(t.x, 2, 0, 1),
+     RuntimeError, 'narrow_copy: Dimension out of range (expected to be in range of [-2, 1]'),
     (lambda t: t.lib.narrow_copy(t.lib.tensor(1.0), 0, 0, 1),
      RuntimeError, 'narrow_copy: narrow() cannot be applied to a 0-dim tensor.'),
     (lambda t: t.lib.frexp(t.i),

@@ -70,6 +70,11 @@ def narrow_copy(input, dim, start, length):
     >>> minflow.arange(5).narrow_copy(0, -3, 2).tolist()
     [2, 3]
     """
+    if isinstance(dim, int) and input.ndim and dim >= input.ndim:
+        # NOTE: as torch, a RuntimeError for a dim too high (its check runs before wrapping
+        # the dim) and narrow's IndexError for one too low
+        raise RuntimeError(f"narrow_copy: Dimension out of range (expected to be in range of "
+                           f"[{-input.ndim}, {input.ndim - 1}], but got {dim})")
     return F.clone(_narrow("narrow_copy", input, dim, start, length))
 
 
