@@ -1243,6 +1243,49 @@ SAME_AS_TORCH += [
      RuntimeError, 'embedding_bag: padding_idx must be within num_embeddings [-5, 5), got 7'),
 ]
 
+SAME_AS_TORCH += [
+    # narrow_copy, frexp, diagonal_scatter, index_reduce, Tensor.new
+    (lambda t: t.x.narrow_copy(1, 5, 1),
+     IndexError, 'narrow_copy: start out of range (expected to be in range of [-3, 3], but'),
+    (lambda t: t.lib.narrow_copy(t.x, 0, 1, 2),
+     RuntimeError, 'start (1) + length (2) exceeds dimension size (2).'),
+    (lambda t: t.lib.narrow_copy(t.x, 2, 0, 1),
+     RuntimeError, 'narrow_copy: Dimension out of range (expected to be in range of [-2, 1]'),
+    (lambda t: t.lib.narrow_copy(t.lib.tensor(1.0), 0, 0, 1),
+     RuntimeError, 'narrow_copy: narrow() cannot be applied to a 0-dim tensor.'),
+    (lambda t: t.lib.frexp(t.i),
+     RuntimeError, 'frexp: torch.frexp() only supports floating-point dtypes, got int64'),
+    (lambda t: t.lib.diagonal_scatter(t.x, t.lib.ones(3)),
+     RuntimeError, 'diagonal_scatter: expected src to have a size equal to the slice of self.'),
+    (lambda t: t.lib.diagonal_scatter(t.x, t.lib.ones(2), 0, 1, 1),
+     RuntimeError, 'diagonal_scatter: diagonal dimensions cannot be identical 1, 1'),
+    (lambda t: t.lib.diagonal_scatter(t.x, t.lib.ones(2), 0, 0, 2),
+     IndexError, 'diagonal_scatter: Dimension out of range (expected to be in'),
+    (lambda t: t.x.index_reduce(0, t.lib.tensor([0]), t.lib.ones(1, 3), "sum"),
+     RuntimeError, 'index_reduce(): Expected reduce to be one of prod, mean, amax or amin but'),
+    (lambda t: t.x.index_reduce(0, t.lib.tensor([2]), t.lib.ones(1, 3), "prod"),
+     IndexError, 'index_reduce: index 2 is out of bounds for dimension 0 with size 2'),
+    (lambda t: t.x.index_reduce(0, t.lib.tensor([0]), t.lib.ones(1, 3).double(), "amax"),
+     RuntimeError, 'index_reduce_(): self (float32) and source (float64) must have the same'),
+    (lambda t: t.x.index_reduce(0, t.lib.tensor([0]), t.lib.ones(2, 3), "mean"),
+     RuntimeError, 'index_reduce_(): expected source of shape [1, 3] (input'),
+    (lambda t: t.x.index_reduce(0, t.lib.tensor([[0]]), t.lib.ones(1, 3), "amin"),
+     IndexError, 'index_reduce: Index is supposed to be a vector, but got dim: 2'),
+    (lambda t: t.x.index_reduce(0, t.lib.tensor([0.0]), t.lib.ones(1, 3), "amin"),
+     RuntimeError, 'index_reduce: Expected dtype int32/int64 for index but got: float32'),
+    (lambda t: t.lib.tensor(2.0).index_reduce(0, t.lib.tensor([0, 0]), t.lib.ones(2), "prod"),
+     RuntimeError, 'index_reduce_(): source tensor shape must match self tensor shape'),
+    (lambda t: t.lib.ones(2, dtype=t.lib.bool).index_reduce(
+        0, t.lib.tensor([0]), t.lib.ones(1, dtype=t.lib.bool), "amax"),
+     NotImplementedError, 'index_reduce: not implemented for bool tensors'),
+    (lambda t: t.x.new(t.lib.ones(2, dtype=t.lib.float64)),
+     TypeError, 'new(): expected a tensor of dtype float32, got float64'),
+    (lambda t: t.x.new("ab"),
+     TypeError, 'new(): data must be a sequence, got str'),
+    (lambda t: t.x.new(2.5),
+     TypeError, 'new(): data must be a sequence, got float'),
+]
+
 MINFLOW_ONLY += [
     # torch: a ValueError from unpacking the pair
     (lambda t: t.F.lp_pool3d(t.vol, 2, (2, 2)),

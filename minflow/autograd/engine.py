@@ -228,8 +228,9 @@ def _take_grad(slots):
 
 
 def _accumulate_leaf(leaf, g, sole, create_graph):
-    """Add ``g`` to ``leaf.grad``. Outside create_graph, grad mode is off here: a copy has
-    no grad_fn, and an existing ``.grad`` is added to in place, as torch does."""
+    """Add ``g`` to ``leaf.grad``, then run the leaf's post-accumulate hooks. Outside
+    create_graph, grad mode is off here: a copy has no grad_fn, and an existing ``.grad`` is
+    added to in place, as torch does."""
     if leaf is None or g is None:
         return
     grad = leaf._grad
@@ -243,6 +244,9 @@ def _accumulate_leaf(leaf, g, sole, create_graph):
         leaf.grad = grad + g
     else:
         grad.add_(g)
+    acc = leaf._grad_acc
+    if acc is not None and acc.post_hooks:
+        acc.run_post_hooks(leaf)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -260,8 +264,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         inputs = _as_tuple(inputs)
         found = grad(outputs, inputs, grad_tensors, retain_graph, create_graph,
                      allow_unused=True)
-        for t, g in zip(inputs, found):
-            _accumulate_leaf(t, g, False, create_graph)
+        with set_grad_enabled(create_graph):
+            for t, g in zip(inputs, found):
+                _accumulate_leaf(t, g, False, create_graph)
         return
     _run(_root_grads(outputs, grad_tensors, "backward"), retain_graph, create_graph)
 

@@ -222,19 +222,20 @@ class Node:
 
 
 class AccumulateGrad:
-    """The node at a leaf: accumulates into ``leaf.grad`` after the leaf's hooks.
+    """The node at a leaf: accumulates into ``leaf.grad`` after the leaf's hooks, then
+    calls its post-accumulate hooks with the leaf.
 
     One per leaf tensor (kept on the tensor), so a leaf used twice gets one summed grad.
     """
 
-    __slots__ = ("leaf_ref", "hooks", "out_meta", "seq", "__weakref__")
+    __slots__ = ("leaf_ref", "hooks", "post_hooks", "out_meta", "seq", "__weakref__")
     next_edges = ()
     op_name = "accumulate_grad"
     retained = source = None
 
     def __init__(self, leaf):
         self.leaf_ref = weakref.ref(leaf)
-        self.hooks = None
+        self.hooks = self.post_hooks = None
         self.out_meta = ((leaf._data.shape, leaf.dtype, leaf.device),)
         self.seq = next(_sequence)    # made before the first node that uses the leaf
 
@@ -242,6 +243,27 @@ class AccumulateGrad:
         return "AccumulateGrad"
 
     register_hook = Node.register_hook
+
+    def register_post_hook(self, hook):
+        from ..core.tensor_autograd import _HookHandle
+        if self.post_hooks is None:
+            self.post_hooks = []
+        return _HookHandle(self.post_hooks, hook)
+
+    def run_post_hooks(self, leaf):
+        """Call each post-accumulate hook with the leaf. As torch, a hook returns None (or
+        the leaf itself); anything else is an error."""
+        for hook in list(self.post_hooks):
+            result = hook(leaf)
+            if result is None or result is leaf:
+                continue
+            if not hasattr(result, "_data"):
+                raise TypeError(f"expected Tensor, but hook returned "
+                                f"'{type(result).__name__}'")
+            if result.shape != leaf.shape:
+                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has changed "
+                                   f"the size of value")
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
     def release(self):
         pass

@@ -184,6 +184,29 @@ def linalg_raises(xp):
     return cupyx.errstate(linalg="raise")
 
 
+def pinned_copy(array):
+    """A copy of a numpy array in page-locked (pinned) host memory, for faster and
+    asynchronous copies to a GPU (cupyx.empty_pinned)."""
+    _import_cupy("cuda")
+    import cupyx
+    out = cupyx.empty_pinned(array.shape, array.dtype)
+    out[...] = array
+    return out
+
+
+def is_pinned_array(array):
+    """Whether a numpy array lies in page-locked host memory (False without a GPU)."""
+    if not cuda_is_available() or array.size == 0:
+        return False
+    try:
+        attributes = _cupy[0].cuda.runtime.pointerGetAttributes(array.ctypes.data)
+    except Exception:     # cupy raises its CUDARuntimeError for memory CUDA does not know
+        return False
+    # NOTE: cupy names the field ``type`` (``memoryType`` before CUDA 11); 1 is CUDA's
+    # cudaMemoryTypeHost (0 unregistered, 2 device, 3 managed)
+    return getattr(attributes, "type", getattr(attributes, "memoryType", 0)) == 1
+
+
 def to_numpy(array):
     """A numpy array with the data of a numpy or cupy array."""
     if isinstance(array, np.ndarray):

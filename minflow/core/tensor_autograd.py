@@ -182,6 +182,29 @@ class TensorAutograd:
         from ..autograd.node import grad_accumulator
         return grad_accumulator(self).register_hook(0, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` on this leaf after a backward has accumulated its ``.grad``.
+
+        The hook sees the leaf itself (not its grad), may change it in place and must
+        return None; it runs with grad mode off unless ``create_graph=True``. Returns a
+        handle whose ``remove()`` unregisters the hook.
+
+        >>> v = minflow.tensor([0.0, 0.0], requires_grad=True)
+        >>> handle = v.register_post_accumulate_grad_hook(lambda p: p.add_(p.grad, alpha=-0.5))
+        >>> v.backward(minflow.tensor([1.0, 2.0]))
+        >>> v
+        tensor([-0.5000, -1.0000], requires_grad=True)
+        >>> handle.remove()
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        from ..autograd.node import grad_accumulator
+        return grad_accumulator(self).register_post_hook(hook)
+
     def _share_version(self):
         """This tensor's version counter, created on first need (views share it)."""
         if self._version is None:

@@ -2,8 +2,13 @@
 
 A base class of Tensor (which holds the slots these methods read).
 """
+import mmap
+import sys
+
+import numpy as np
+
 from . import dtype as dtypes
-from .device import to_numpy
+from .device import cuda_is_available, is_pinned_array, pinned_copy, to_numpy
 from .memory_format import preserve_format, to_memory_format
 from .namespace import F
 
@@ -99,7 +104,9 @@ class TensorConversion:
            memory_format=preserve_format):
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other_tensor)``;
         ``memory_format`` lays the result out as ``minflow.channels_last`` etc. (the values
-        are the same). Copies are synchronous, so ``non_blocking`` changes nothing.
+        are the same).
+
+        ``non_blocking`` is accepted for torch's scripts; copies are made synchronously.
 
         >>> x = minflow.tensor([1.5, -2.0])
         >>> x.to(minflow.float64)
@@ -135,7 +142,7 @@ class TensorConversion:
         """
         return self.to("cpu")
 
-    def cuda(self, device=None):
+    def cuda(self, device=None, non_blocking=False):
         """This tensor on a cuda device: the current one, or ``device`` (an index or a name).
 
         >>> minflow.ones(2).cuda().device.type
@@ -143,6 +150,77 @@ class TensorConversion:
         """
         return self.to("cuda" if device is None else
                        f"cuda:{device}" if isinstance(device, int) else device)
+
+    def pin_memory(self):
+        """A copy of this cpu tensor in pinned (page-locked) host memory, or itself if it is
+        pinned already. As torch, an error without an accelerator (a GPU with cupy).
+
+        >>> x = minflow.ones(2)
+        >>> x.pin_memory().is_pinned() if minflow.accelerator.is_available() else True
+        True
+        """
+        _refuse_lazy(self, "pin_memory")
+        if self.device.type != "cpu":
+            raise RuntimeError(f"pin_memory: cannot pin '{self.type()}' only dense CPU "
+                               f"tensors can be pinned")
+        if not cuda_is_available():
+            raise RuntimeError("pin_memory: Cannot access accelerator device when none is "
+                               "available.")
+        if is_pinned_array(self._data):
+            return self
+        # NOTE: a clone records the autograd node (grads pass through, as torch's
+        # _pin_memory); only where its data lives changes
+        out = F.clone(self)
+        out._data = pinned_copy(out._data)
+        return out
+
+    def is_pinned(self):
+        """Whether this tensor lies in pinned host memory (always False without a GPU).
+
+        >>> minflow.ones(2).is_pinned()
+        False
+        """
+        return self.device.type == "cpu" and is_pinned_array(self._data)
+
+    def share_memory_(self):
+        """Move this cpu tensor's data to shared memory, so that processes forked later
+        (``multiprocessing``) see each other's in-place changes; returns itself. cuda
+        tensors are shared already.
+
+        >>> x = minflow.ones(2)
+        >>> x.share_memory_() is x, x.is_shared(), x.tolist()
+        (True, True, [1.0, 1.0])
+        """
+        _refuse_lazy(self, "share_memory_")
+        if self.device.type != "cpu" or self.is_shared():
+            return self
+        # NOTE: 2 = the slot + getrefcount's argument: a view, a numpy() result or a saved
+        # array would keep the old memory and silently stop sharing data with this tensor
+        if self._base is not None or sys.getrefcount(self._data) > 2:
+            raise RuntimeError("share_memory_: the tensor's data is also held elsewhere (a "
+                               "view of it, or a view it is of, or a numpy() array), which "
+                               "would no longer see its values; call share_memory_() "
+                               "before making views")
+        array = self._data
+        buffer = mmap.mmap(-1, max(array.nbytes, 1))    # anonymous and MAP_SHARED
+        shared = np.ndarray(array.shape, array.dtype, buffer=buffer)
+        shared[...] = array
+        self._data = shared
+        return self
+
+    def is_shared(self):
+        """Whether this tensor's data is in shared memory (``share_memory_``); cuda tensors
+        always are.
+
+        >>> minflow.ones(2).is_shared()
+        False
+        """
+        if self.device.type == "cuda":
+            return True
+        base = self._data
+        while isinstance(base, np.ndarray):
+            base = base.base
+        return isinstance(base, mmap.mmap)
 
     def type(self, dtype=None):
         """``type()``: the legacy type name, e.g. "minflow.FloatTensor"; ``type(dtype)``: cast.

@@ -5,7 +5,9 @@ from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import init
 from . import utils
+from . import parallel
+from .parallel import DataParallel
 from .graph import Graph
 
 __all__ = ["functional", "init", "utils", "Parameter", "Buffer", "UninitializedParameter",
-           "UninitializedBuffer", "Graph"] + _modules_all
+           "UninitializedBuffer", "Graph", "parallel", "DataParallel"] + _modules_all

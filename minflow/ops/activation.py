@@ -341,7 +341,7 @@ def softsign(input):
     return F.div(input, F.add(F.abs(input), 1.0))
 
 
-@public
+@public(method=True)
 def prelu(input, weight):
     """prelu(input, weight) -> Tensor
 
@@ -349,6 +349,8 @@ def prelu(input, weight):
 
     >>> minflow.nn.functional.prelu(minflow.tensor([[-2.0, 3.0]]), minflow.tensor([0.25])).tolist()
     [[-0.5, 3.0]]
+    >>> minflow.tensor([-4.0, 1.0]).prelu(minflow.tensor(0.5)).tolist()
+    [-2.0, 1.0]
     """
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu: expected weight to be a Tensor, got {type(weight).__name__}")

@@ -440,6 +440,20 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return tensor(data, **_new_kwargs(self, dtype, device, requires_grad))
 
 
+@tensor_method("new")
+def new(self, *args, device=None):
+    """The legacy constructor with ``self``'s dtype and device: ``new()`` is empty,
+    ``new(*sizes)`` / ``new(Size)`` uninitialised (here zero-filled), ``new(data)`` a copy
+    of a sequence, ``new(tensor)`` that tensor, detached (sharing its data).
+
+    >>> x = minflow.zeros(1, dtype=minflow.float64)
+    >>> x.new(2, 3).shape, x.new([1, 2])
+    (minflow.Size([2, 3]), tensor([1., 2.], dtype=minflow.float64))
+    """
+    from ..core.legacy import legacy_new
+    return legacy_new("new", self.dtype, args, self.device if device is None else device)
+
+
 def _new_kwargs(self, dtype, device, requires_grad):
     return {"dtype": self.dtype if dtype is None else dtype,
             "device": self.device if device is None else device,

@@ -1,14 +1,16 @@
 """Index updates along one dim, with PyTorch's semantics: index_add, index_copy and
-index_fill, each with its in-place variant and Tensor methods; select_scatter,
-slice_scatter and masked_scatter (with masked_scatter_); scatter_reduce.
+index_fill, index_reduce, each with its in-place variant and Tensor methods; select_scatter,
+slice_scatter, diagonal_scatter and masked_scatter (with masked_scatter_); scatter_reduce.
 
 index_add and index_copy are ``index_put`` (ops/indexing.py) with the index at ``dim``
 (accumulating or not); index_fill is ``where`` over a mask of the indexed slices, so a
 repeated index fills once and the value's gradient counts each filled element once, as
 torch's. select_scatter and slice_scatter are ``getitem_scatter``, the out-of-place
 ``x[index] = src``; masked_scatter gathers source at the running count of the mask (a
-cumsum), so its shapes never depend on the data and it runs in graph mode too. They need
-no kernels or grad code of their own. scatter_reduce is an op (kernels:
+cumsum), so its shapes never depend on the data and it runs in graph mode too.
+diagonal_scatter writes src into zeros with ``diagonal_grad`` (ops/matrix.py) and picks it
+with ``where``; index_reduce is scatter_reduce with the index spread over source's shape.
+They need no kernels or grad code of their own. scatter_reduce is an op (kernels:
 kernels/generic/index_update.py, grad function: autograd/grads/index_update.py).
 """
 import numbers
@@ -20,12 +22,14 @@ from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
 from .index_parse import INDEX_DTYPES, parse_index
 from .indexing import GETITEM, GETITEM_SCATTER, INDEX_PUT, _scatter_infer
+from .matrix import DIAGONAL_GRAD
 from .infer import broadcast_shapes
 from .registry import Attr, Input, define_op
 
 __all__ = ["index_add", "index_add_", "index_copy", "index_copy_", "index_fill", "index_fill_",
            "select_scatter", "slice_scatter", "masked_scatter", "masked_scatter_",
-           "scatter_reduce", "scatter_reduce_"]
+           "scatter_reduce", "scatter_reduce_", "diagonal_scatter", "index_reduce",
+           "index_reduce_"]
 
 
 def _index(fn, input, dim, index, error, negative_ok=False):
@@ -200,6 +204,41 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
                        (slice(None),) * dim + (slice(start, end, step),))
 
 
+@public(method=True)
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """diagonal_scatter(input, src, offset=0, dim1=0, dim2=1) -> Tensor
+
+    A copy of ``input`` with ``src`` written at ``input.diagonal(offset, dim1, dim2)``;
+    ``src`` has that diagonal's shape (cast to input's dtype).
+
+    >>> minflow.zeros(2, 3).diagonal_scatter(minflow.ones(2), 1).tolist()
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    if not isinstance(src, Tensor):
+        raise TypeError(f"diagonal_scatter: expected src to be a Tensor, got "
+                        f"{type(src).__name__}")
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Integral):
+        raise TypeError(f"diagonal_scatter: expected offset to be an int, got "
+                        f"{type(offset).__name__}")
+    dim1 = wrap_dim(dim1, input.ndim, "diagonal_scatter")
+    dim2 = wrap_dim(dim2, input.ndim, "diagonal_scatter")
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal_scatter: diagonal dimensions cannot be identical "
+                           f"{dim1}, {dim2}")
+    target = tuple(F.diagonal(input, offset, dim1, dim2).shape)
+    if tuple(src.shape) != target:
+        raise RuntimeError(f"diagonal_scatter: expected src to have a size equal to the slice "
+                           f"of self. src size = {list(src.shape)}, slice size = "
+                           f"{list(target)}")
+    src = F.to_device(F.cast(src, input.dtype) if src.dtype is not input.dtype else src,
+                      input.device)
+    attrs = {"input_size": tuple(input.shape), "offset": int(offset), "dim1": dim1,
+             "dim2": dim2}
+    on_diagonal = apply(DIAGONAL_GRAD, (F.ones(target, dtype=dtypes.bool,
+                                               device=input.device),), attrs)
+    return F.where(on_diagonal, apply(DIAGONAL_GRAD, (src,), attrs), input)
+
+
 def _has_values(t):
     return t.device.type != "meta" and not getattr(t._data, "is_lazy", False)
 
@@ -296,3 +335,53 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 
 
 scatter_reduce_ = make_inplace(scatter_reduce, "scatter_reduce_")
+
+
+INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+@public(method=True)
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Tensor
+
+    A copy of ``input`` where each slice ``index[i]`` along ``dim`` is the ``reduce``
+    ("prod", "mean", "amax" or "amin") of the source slices ``source[..., i, ...]`` sent
+    there, and of input's slice too with ``include_self``; slices nothing is sent to keep
+    input's values. An integer "mean" rounds down. Gradients are scatter_reduce's.
+
+    >>> x = minflow.ones(3, 2)
+    >>> x.index_reduce(0, minflow.tensor([0, 2, 0]),
+    ...                minflow.tensor([[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]), "prod").tolist()
+    [[12.0, 21.0], [1.0, 1.0], [4.0, 5.0]]
+    """
+    if reduce not in INDEX_REDUCTIONS:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    if input.dtype is dtypes.bool:
+        raise NotImplementedError("index_reduce: not implemented for bool tensors, as in torch")
+    dim, index = _index("index_reduce", input, dim, index, IndexError)
+    if not isinstance(source, Tensor):
+        raise TypeError(f"index_reduce: expected source to be a Tensor, got "
+                        f"{type(source).__name__}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({input.dtype.name}) and source "
+                           f"({source.dtype.name}) must have the same scalar type")
+    if input.ndim == 0:
+        if source.ndim or index.shape[0] != 1:
+            raise RuntimeError(f"index_reduce_(): source tensor shape must match self tensor "
+                               f"shape, excluding the specified dimension. Got self.shape = "
+                               f"[] source.shape = {list(source.shape)}")
+        flat = index_reduce(F.reshape(input, (1,)), 0, index, F.reshape(source, (-1,)),
+                            reduce, include_self=include_self)
+        return F.reshape(flat, ())
+    expected = tuple(index.shape[0] if d == dim else s for d, s in enumerate(input.shape))
+    if tuple(source.shape) != expected:
+        raise RuntimeError(f"index_reduce_(): expected source of shape {list(expected)} "
+                           f"(input's, with the number of indices ({index.shape[0]}) at dim "
+                           f"{dim}), got {list(source.shape)}")
+    along = tuple(-1 if d == dim else 1 for d in range(input.ndim))
+    spread = F.expand(F.reshape(F.cast(index, dtypes.int64), along), expected)
+    return scatter_reduce(input, dim, spread, source, reduce, include_self=include_self)
+
+
+index_reduce_ = make_inplace(index_reduce, "index_reduce_")

@@ -15,6 +15,7 @@ import operator
 from ..core import dtype as dtypes
 from ..core.dispatch import apply
 from ..core.functional import generate_function, public
+from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
 from .registry import Attr, Input, define_op
 from .shape import RESHAPE, VIEW, unsqueeze
@@ -58,20 +59,37 @@ def narrow(input, dim, start, length):
             raise RuntimeError(f"narrow: start must be an 0-dim integral Tensor, got a "
                                f"{start.ndim}-dim {start.dtype.name} tensor")
         start = start.item()
+    return _narrow("narrow", input, dim, start, length)
+
+
+@public(method=True)
+def narrow_copy(input, dim, start, length):
+    """narrow_copy(input, dim, start, length) -> Tensor, a copy (not a view) of
+    ``input.narrow(dim, start, length)``.
+
+    >>> minflow.arange(5).narrow_copy(0, -3, 2).tolist()
+    [2, 3]
+    """
+    if isinstance(dim, int) and input.ndim and dim >= input.ndim:
+        # NOTE: as torch, a RuntimeError for a dim too high (its check runs before wrapping
+        # the dim) and narrow's IndexError for one too low
+        raise RuntimeError(f"narrow_copy: Dimension out of range (expected to be in range of "
+                           f"[{-input.ndim}, {input.ndim - 1}], but got {dim})")
+    return F.clone(_narrow("narrow_copy", input, dim, start, length))
+
+
+def _narrow(fn, input, dim, start, length):
     if input.ndim == 0:
-        raise RuntimeError("narrow: narrow() cannot be applied to a 0-dim tensor.")
+        raise RuntimeError(f"{fn}: narrow() cannot be applied to a 0-dim tensor.")
     if isinstance(start, Tensor):                   # torch's narrow(Tensor start) overload
-        if start.ndim != 0 or start.dtype.is_floating_point or start.dtype is dtypes.bool:
-            raise RuntimeError(f"narrow: start must be an 0-dim integral Tensor, got shape "
-                               f"{list(start.shape)} and dtype {start.dtype.name}")
-        start = int(start.item())
-    dim = wrap_dim(dim, input.ndim, "narrow")
+        raise TypeError(f"{fn}: expected start to be an int, got a Tensor")
+    dim = wrap_dim(dim, input.ndim, fn)
     size = input.shape[dim]
     if not -size <= start <= size:
-        raise IndexError(f"narrow: start out of range (expected to be in range of [{-size}, "
+        raise IndexError(f"{fn}: start out of range (expected to be in range of [{-size}, "
                          f"{size}], but got {start})")
     if length < 0:
-        raise RuntimeError("narrow: narrow(): length must be non-negative.")
+        raise RuntimeError(f"{fn}: narrow(): length must be non-negative.")
     start = start + size if start < 0 else start
     return apply(NARROW, (input,), {"dim": dim, "start": start, "length": length})
 

@@ -1,10 +1,11 @@
 """Unary math beyond ops/elementwise.py: tan, the inverse trigonometric and hyperbolic
 functions, log2 / log10 / exp2, erfc, sinc, angle conversion, logit, nan_to_num, the sign
-tests (signbit, isposinf, isneginf, isreal), positive, and the numpy-style aliases torch
-has (arcsin, absolute, negative ...).
+tests (signbit, isposinf, isneginf, isreal), positive, frexp, and the numpy-style aliases
+torch has (arcsin, absolute, negative ...).
 
 Kernels: kernels/generic/unary_math.py; grad functions: autograd/grads/unary_math.py.
 """
+import collections
 import numbers
 
 from ..core import dtype as dtypes
@@ -184,3 +185,48 @@ def positive(input):
 
 public(F.sign, name="sgn", method=True)
 public(F.sign_, name="sgn_", method=True)
+
+
+def _frexp_infer(input):
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"frexp: torch.frexp() only supports floating-point dtypes, got "
+                           f"{input.dtype.name}")
+    return [(input._data.shape, input.dtype), (input._data.shape, dtypes.int32)]
+
+
+FREXP = define_op("frexp", ["input"], outputs=("mantissa", "exponent"), infer=_frexp_infer,
+                  traits=EW, doc="Elementwise mantissa in (-1, -0.5] or [0.5, 1) and int32 "
+                                 "exponent with input = mantissa * 2^exponent.")
+
+
+def _frexp_repr(self):
+    return (f"minflow.return_types.frexp(\nmantissa={self.mantissa!r},\n"
+            f"exponent={self.exponent!r})")
+
+
+# (mantissa, exponent), named and printed as torch's ``return_types.frexp``
+_FrexpResult = type("frexp", (collections.namedtuple("frexp", ["mantissa", "exponent"]),),
+                    {"__slots__": (), "__repr__": _frexp_repr})
+
+
+@public(method=True)
+def frexp(input, *, out=None):
+    """frexp(input, *, out=None) -> (Tensor mantissa, Tensor exponent)
+
+    Splits a float tensor into ``mantissa`` (input's dtype, 0.5 <= |mantissa| < 1) and an
+    int32 ``exponent`` with input = mantissa * 2^exponent; zeros, infinities and NaN keep
+    their value with exponent 0. The gradient flows to the mantissa only:
+    grad / 2^exponent. ``out`` is a (mantissa, exponent) pair.
+
+    >>> minflow.frexp(minflow.tensor([8.0, -0.75, 0.0]))
+    minflow.return_types.frexp(
+    mantissa=tensor([ 0.5000, -0.7500,  0.0000]),
+    exponent=tensor([4, 0, 0], dtype=minflow.int32))
+    """
+    result = apply(FREXP, (input,), {})
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError(f"frexp: expected out to be a (mantissa, exponent) pair of "
+                            f"Tensors, got {type(out).__name__}")
+        result = tuple(write_out(r, o, "frexp") for r, o in zip(result, out))
+    return _FrexpResult(*result)

@@ -14,6 +14,7 @@ in place.
 0.75
 """
 from . import lr_scheduler, swa_utils
+from .adafactor import Adafactor
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -28,4 +29,5 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "swa_utils"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "Adafactor", "lr_scheduler",
+           "swa_utils"]

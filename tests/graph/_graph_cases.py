@@ -501,6 +501,16 @@ CASES.update({
                       x.scatter_reduce(0, minflow.tensor([[1, 1, 1, 1]]), s, "mean"),
                       x.clone().scatter_reduce_(0, minflow.tensor([[2, 0, 2, 0]]), s, "sum")),
         [Leaf(3, 4), Leaf(3, 4)]),
+    "frexp": (lambda x: minflow.frexp(x * 3).mantissa, [Leaf(3, 4)]),
+    "composite/surface": (
+        lambda x, s, v: (x.narrow_copy(1, 1, 2), x.prelu(v[:1]), x.diagonal_scatter(s[0, :3]),
+                         x.diagonal_scatter(s[:2, 0], -1),
+                         x.index_reduce(0, minflow.tensor([0, 2, 0]), s, "prod"),
+                         x.index_reduce(1, minflow.tensor([3, 0]), s[:, :2], "amax",
+                                        include_self=False),
+                         x.index_reduce(0, minflow.tensor([1, 1, 1]), s, "mean"),
+                         x.clone().index_reduce_(1, minflow.tensor([2, 2]), s[:, 1:3], "amin")),
+        [Leaf(3, 4), Leaf(3, 4), Leaf(3)]),
     "composite/construct": (
         lambda x, v: (x.ravel(), x.rot90(1, (1, 0)), x.take(minflow.tensor([[1, -1]])),
                       minflow.diagflat(v, 1), minflow.diag_embed(x, -1, 0, 2),

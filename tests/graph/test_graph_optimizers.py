@@ -196,11 +196,12 @@ def test_two_param_groups_feed_their_own_hyperparameters():
     assert sorted(v.name for v in graph.plan.graph.inputs)[-2:] == ["scalars[0]", "scalars[1]"]
 
 
-def test_lbfgs_is_a_clear_error():
+@pytest.mark.parametrize("name", ["LBFGS", "Adafactor"])
+def test_optimizers_without_an_update_op_are_a_clear_error(name):
     model = _model()
-    with pytest.raises(TypeError, match="LBFGS is not supported in graphs: it has no update "
+    with pytest.raises(TypeError, match=f"{name} is not supported in graphs: it has no update "
                                         "op .* supported: SGD, Adam"):
-        Train(model, optim.LBFGS(model.parameters()))
+        Train(model, getattr(optim, name)(model.parameters()))
 
 
 def test_sgd_dampening_without_a_momentum_buffer_is_still_an_error():

@@ -10,6 +10,9 @@ _PARTIAL_SORT = ("indices of tied integer values: torch's partial sort picks amo
                  "unspecified order; minflow ranks ties by index (a stable sort)")
 _ADDBMM_HALF = ("float16: torch accumulates batch by batch (one addmm per batch, each rounded); "
                 "minflow sums the products in float32 and rounds once")
+_INDEX_REDUCE_HALF = ("float16: torch's cpu index_reduce combines one source slice at a time "
+                      "in float16 (each step rounded); minflow reduces through scatter_reduce, "
+                      "pairwise, so a product or sum can differ in its last float16 bit")
 _LINALG_HALF = ("no float16 kernel: minflow's linalg kernels are float32/float64 (numpy has no "
                 "float16 linear algebra); torch computes it in float32")
 _MATRIX_EXP_F32 = ("float32 rounding on a batched sample with results near 1e4: torch and minflow"
@@ -34,6 +37,8 @@ KNOWN = {
     "sort-float16": _STABLE_SORT,
     "argsort-bool": _STABLE_SORT,
     "argsort-float16": _STABLE_SORT,
+    "index_reduce.mean-float16": _INDEX_REDUCE_HALF,
+    "index_reduce.prod-float16": _INDEX_REDUCE_HALF,
     "cov-float16": "with float32 aweights torch promotes the result to float32; minflow casts the weights to the input's float16",
     "cov-float64": "with float32 aweights torch mixes float32 arithmetic into the float64 result (2e-7 relative); minflow converts the weights to float64 first",
     "special.bessel_j0-float64": "torch's j0 is off by 2e-7 near x = -5.42 (mpmath agrees with minflow's value, scipy's j0)",

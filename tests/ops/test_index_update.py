@@ -1,5 +1,5 @@
-"""index_add, index_copy and index_fill (and their in-place variants), select_scatter,
-slice_scatter, masked_scatter and scatter_reduce: a table run through
+"""index_add, index_copy, index_fill and index_reduce (and their in-place variants),
+select_scatter, slice_scatter, diagonal_scatter, masked_scatter and scatter_reduce: a table run through
 minflow.testing.check_op (forward vs numpy on several dtypes, meta, non-contiguous inputs,
 gradcheck and double backward, eager vs graph grads, in-place), and sweeps against torch
 (values, dtypes, grads, repeated indices). Bad-input cases: tests/test_bad_input.py."""
@@ -75,7 +75,39 @@ TABLE = {
                                "prod", include_self=False)],
                        lambda a, dim, i, s, reduce, include_self=True: _np_scatter_reduce(
                            a, dim, i, s, reduce, include_self)),
+    "diagonal_scatter": (minflow.diagonal_scatter,
+                         [Sample(X, RNG.standard_normal(4)),
+                          Sample(X, RNG.standard_normal(3), 2),
+                          Sample(X.reshape(2, 2, 5), RNG.standard_normal((5, 1)), -1, 0, 1)],
+                         lambda a, s, offset=0, dim1=0, dim2=1: _np_diagonal_scatter(
+                             a, s, offset, dim1, dim2)),
+    "index_reduce": (minflow.index_reduce,
+                     [Sample(X, 0, DUPLICATES, RNG.standard_normal((4, 5)), reduce)
+                      for reduce in ("prod", "mean", "amax", "amin")] +
+                     [Sample(X, 1, UNIQUE, RNG.standard_normal((4, 3)), "amax",
+                             include_self=False),
+                      Sample(X, -1, np.array([1, 1]), RNG.standard_normal((4, 2)), "mean",
+                             include_self=False)],
+                     lambda a, dim, i, s, reduce, include_self=True: _np_index_reduce(
+                         a, dim, i, s, reduce, include_self)),
 }
+
+
+def _np_diagonal_scatter(a, s, offset, dim1, dim2):
+    out = np.moveaxis(a.copy(), (dim1, dim2), (-2, -1))
+    rows, cols = out.shape[-2:]
+    for k in range(s.shape[-1]):
+        i, j = (k, k + offset) if offset >= 0 else (k - offset, k)
+        if i < rows and j < cols:
+            out[..., i, j] = s[..., k]
+    return np.moveaxis(out, (-2, -1), (dim1, dim2))
+
+
+def _np_index_reduce(a, dim, index, source, reduce, include_self):
+    shape = [1] * a.ndim
+    shape[dim] = -1
+    spread = np.broadcast_to(np.asarray(index).reshape(shape), source.shape)
+    return _np_scatter_reduce(a, dim % a.ndim, spread, source, reduce, include_self)
 
 
 def _np_scatter_reduce(a, dim, index, src, reduce, include_self):

@@ -54,7 +54,10 @@ CASES = (
                                       maximize=[False, True])]
     + [("ASGD", c) for c in _product(lr=[0.01, 0.3], lambd=[1e-4, 0.1], alpha=[0.75, 0.3],
                                      t0=[1e6, 2], weight_decay=[0, 0.1],
-                                     maximize=[False, True])])
+                                     maximize=[False, True])]
+    + [("Adafactor", c) for c in _product(lr=[0.01, 0.3], beta2_decay=[-0.8, -0.3],
+                                          eps=[(None, 1e-3), (1e-20, 0.5)], d=[1.0, 1.5],
+                                          weight_decay=[0, 0.1], maximize=[False, True])])
 
 
 def _case_id(case):
@@ -99,7 +102,7 @@ def test_matches_torch(case, dtype):
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
-                                  "Adamax", "NAdam", "RAdam", "ASGD"])
+                                  "Adamax", "NAdam", "RAdam", "ASGD", "Adafactor"])
 def test_per_group_options_match_torch(name):
     options = {"SGD": {"momentum": 0.9}, "RMSprop": {"momentum": 0.5}}.get(name, {})
 
@@ -110,7 +113,7 @@ def test_per_group_options_match_torch(name):
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-                                  "NAdam", "RAdam", "Rprop", "ASGD"])
+                                  "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor"])
 def test_params_without_grad_are_skipped_as_torch(name):
     values = initial_values(np.float64)
     mf_params, t_params = minflow_params(values), [torch.tensor(v, requires_grad=True)
@@ -129,7 +132,7 @@ def test_params_without_grad_are_skipped_as_torch(name):
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
-                                  "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"])
+                                  "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor"])
 def test_repr_and_state_dict_layout_match_torch(name):
     values = initial_values(np.float64)
     mf_params, t_params = minflow_params(values), [torch.tensor(v, requires_grad=True)
@@ -172,7 +175,10 @@ def test_error_messages_match_torch():
              ("RAdam", {"lr": -1}), ("RAdam", {"weight_decay": -1}),
              ("Rprop", {"lr": -1}), ("Rprop", {"etas": (1.5, 1.2)}),
              ("Rprop", {"etas": (0.5, 0.9)}), ("ASGD", {"lr": -1}),
-             ("ASGD", {"weight_decay": -1})]
+             ("ASGD", {"weight_decay": -1}), ("Adafactor", {"lr": -1}),
+             ("Adafactor", {"beta2_decay": 0.1}), ("Adafactor", {"eps": (-1.0, 1e-3)}),
+             ("Adafactor", {"eps": (None, -1.0)}), ("Adafactor", {"d": 0.5}),
+             ("Adafactor", {"weight_decay": -1})]
     for name, options in cases:
         with pytest.raises(ValueError) as expected:
             getattr(torch.optim, name)([tp], **options)

@@ -129,3 +129,17 @@ class NanToNumGrad(GradFunction):
     def apply(self, ctx, grad_out):
         (x,) = ctx.saved_tensors
         return F.where(F.isfinite(x), grad_out, 0.0)
+
+
+@register_grad("frexp")
+class FrexpGrad(GradFunction):
+    """d mantissa / d x = 2^-exponent; as torch, 2^exponent is taken in the default float
+    dtype (exp2 of the int32 exponent), so a float64 input below 2^-149 gets an inf grad
+    there too."""
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.save_for_backward(outputs[1])
+
+    def apply(self, ctx, grad_mantissa, grad_exponent):
+        (exponent,) = ctx.saved_tensors
+        return grad_mantissa / F.exp2(exponent)

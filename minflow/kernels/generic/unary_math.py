@@ -65,3 +65,9 @@ for _op in ("signbit", "isposinf", "isneginf"):
     register_kernel(_op, ("cpu", "cuda"), (bool_,))(lambda xp, x: xp.zeros(x.shape, bool))
 for _op in ("isposinf", "isneginf"):
     register_kernel(_op, ("cpu", "cuda"), INTS)(lambda xp, x: xp.zeros(x.shape, bool))
+
+
+@register_kernel("frexp", ("cpu", "cuda"), FLOATS)
+def frexp(xp, x):
+    mantissa, exponent = xp.frexp(x)
+    return mantissa, exponent.astype(xp.int32, copy=False)

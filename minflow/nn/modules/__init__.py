@@ -38,8 +38,10 @@ from .loss import (L1Loss, MSELoss, NLLLoss, NLLLoss2d, CrossEntropyLoss, BCELos
 from .distance import CosineSimilarity, PairwiseDistance
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
-from .lazy import (LazyModuleMixin, LazyLinear, LazyConv1d, LazyConv2d, LazyBatchNorm1d,
-                   LazyBatchNorm2d)
+from .lazy import (LazyModuleMixin, LazyLinear, LazyConv1d, LazyConv2d, LazyConv3d,
+                   LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d,
+                   LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyInstanceNorm1d,
+                   LazyInstanceNorm2d, LazyInstanceNorm3d)
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d",
@@ -70,4 +72,6 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "Conv3d", "ConvTranspose3d", "MaxPool3d",
            "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool1d",
            "MaxUnpool2d", "MaxUnpool3d", "BatchNorm3d", "InstanceNorm3d", "ConstantPad3d",
-           "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d", "Dropout3d"]
+           "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d", "Dropout3d",
+           "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+           "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]

@@ -7,12 +7,16 @@ from ...core.grad_mode import no_grad
 from ...core.namespace import F
 from ...core.tensor import Tensor
 from ..parameter import UninitializedBuffer, UninitializedParameter, _Uninitialized
-from .batchnorm import BatchNorm1d, BatchNorm2d
-from .conv import Conv1d, Conv2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
+                   ConvTranspose3d)
 from .linear import Linear
+from .normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 
-__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyBatchNorm1d",
-           "LazyBatchNorm2d"]
+__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+           "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+           "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 def _infer_parameters(module, args):
@@ -117,7 +121,8 @@ class LazyLinear(LazyModuleMixin, Linear):
 
 
 class _LazyConvMixin(LazyModuleMixin):
-    """What LazyConv1d and LazyConv2d share: in_channels from dim 1 (dim 0 unbatched)."""
+    """What the lazy convolutions share: in_channels from dim 1 (dim 0 unbatched); a
+    transposed one's weight is (in_channels, out_channels / groups, k...)."""
 
     _spatial_dims = 0
 
@@ -132,7 +137,8 @@ class _LazyConvMixin(LazyModuleMixin):
             super().reset_parameters()
 
     def _sizes_from_weights(self):
-        self.in_channels = self.weight.shape[1] * self.groups
+        self.in_channels = (self.weight.shape[0] if self.transposed
+                            else self.weight.shape[1] * self.groups)
 
     def initialize_parameters(self, input, *args):
         if not self.has_uninitialized_params():
@@ -146,9 +152,10 @@ class _LazyConvMixin(LazyModuleMixin):
         if self.in_channels % self.groups != 0:
             raise ValueError(f"{type(self).__name__}: in_channels ({self.in_channels}) must be "
                              f"divisible by groups ({self.groups})")
+        channels = ((self.in_channels, self.out_channels // self.groups) if self.transposed
+                    else (self.out_channels, self.in_channels // self.groups))
         with no_grad():
-            self.weight.materialize((self.out_channels, self.in_channels // self.groups,
-                                     *self.kernel_size))
+            self.weight.materialize((*channels, *self.kernel_size))
             if self.bias is not None:
                 self.bias.materialize((self.out_channels,))
             self.reset_parameters()
@@ -190,17 +197,84 @@ class LazyConv2d(_LazyConvMixin, Conv2d):
         self._lazy_init(out_channels, bias, device, dtype)
 
 
+class LazyConv3d(_LazyConvMixin, Conv3d):
+    """Conv3d with ``in_channels`` taken from the first input.
+
+    >>> m = minflow.nn.LazyConv3d(4, 2)
+    >>> m(minflow.ones(1, 3, 4, 4, 4)).shape, m.weight.shape
+    (minflow.Size([1, 4, 3, 3, 3]), minflow.Size([4, 3, 2, 2, 2]))
+    """
+
+    cls_to_become = Conv3d
+    _spatial_dims = 3
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device, dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class _LazyConvTransposeMixin(_LazyConvMixin):
+    """The lazy transposed convolutions: torch's ConvTranspose arguments, less in_channels."""
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device, dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConvTranspose1d(_LazyConvTransposeMixin, ConvTranspose1d):
+    """ConvTranspose1d with ``in_channels`` taken from the first input.
+
+    >>> m = minflow.nn.LazyConvTranspose1d(2, 3, stride=2)
+    >>> m(minflow.ones(1, 4, 5)).shape, m.weight.shape
+    (minflow.Size([1, 2, 11]), minflow.Size([4, 2, 3]))
+    """
+
+    cls_to_become = ConvTranspose1d
+    _spatial_dims = 1
+
+
+class LazyConvTranspose2d(_LazyConvTransposeMixin, ConvTranspose2d):
+    """ConvTranspose2d with ``in_channels`` taken from the first input.
+
+    >>> m = minflow.nn.LazyConvTranspose2d(4, 3, stride=2, groups=2)
+    >>> m(minflow.ones(1, 6, 5, 5)).shape, m
+    (minflow.Size([1, 4, 11, 11]), ConvTranspose2d(6, 4, kernel_size=(3, 3), stride=(2, 2), groups=2))
+    """
+
+    cls_to_become = ConvTranspose2d
+    _spatial_dims = 2
+
+
+class LazyConvTranspose3d(_LazyConvTransposeMixin, ConvTranspose3d):
+    """ConvTranspose3d with ``in_channels`` taken from the first input.
+
+    >>> m = minflow.nn.LazyConvTranspose3d(2, 2, stride=2)
+    >>> m(minflow.ones(1, 3, 2, 2, 2)).shape, m.weight.shape
+    (minflow.Size([1, 2, 4, 4, 4]), minflow.Size([3, 2, 2, 2, 2]))
+    """
+
+    cls_to_become = ConvTranspose3d
+    _spatial_dims = 3
+
+
 class _LazyNormMixin(LazyModuleMixin):
-    """What LazyBatchNorm1d and LazyBatchNorm2d share: num_features from dim 1."""
+    """What the lazy batch and instance norms share: num_features from the channel dim
+    (dim 1; dim 0 of an unbatched instance-norm input)."""
 
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None):
+                 device=None, dtype=None, *, bias=True):
         super().__init__(0, eps, momentum, False, False, device, dtype)
         self.affine, self.track_running_stats = affine, track_running_stats
         kw = {"device": device, "dtype": dtype}
         if affine:
             self.weight = UninitializedParameter(**kw)
-            self.bias = UninitializedParameter(**kw)
+            if bias:
+                self.bias = UninitializedParameter(**kw)
         if track_running_stats:
             self.running_mean = UninitializedBuffer(**kw)
             self.running_var = UninitializedBuffer(**kw)
@@ -217,7 +291,10 @@ class _LazyNormMixin(LazyModuleMixin):
     def initialize_parameters(self, input, *args):
         if not self.has_uninitialized_params():
             return
-        self.num_features = input.shape[1]
+        # NOTE: torch reads dim 1 of an unbatched instance-norm input too (its length, not
+        # its channels), and then refuses the input; the channel dim is what is meant
+        unbatched = getattr(self, "_dims", None) is not None and input.ndim == self._dims + 1
+        self.num_features = input.shape[0 if unbatched else 1]
         with no_grad():
             for name in ("weight", "bias", "running_mean", "running_var"):
                 t = getattr(self, name)
@@ -246,3 +323,48 @@ class LazyBatchNorm2d(_LazyNormMixin, BatchNorm2d):
     """
 
     cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
+    """BatchNorm3d with ``num_features`` taken from the first input's dim 1.
+
+    >>> m = minflow.nn.LazyBatchNorm3d()
+    >>> m(minflow.randn(2, 3, 2, 2, 2)).shape, m.weight.shape
+    (minflow.Size([2, 3, 2, 2, 2]), minflow.Size([3]))
+    """
+
+    cls_to_become = BatchNorm3d
+
+
+class LazyInstanceNorm1d(_LazyNormMixin, InstanceNorm1d):
+    """InstanceNorm1d with ``num_features`` taken from the first input's channels; as
+    torch's, affine and track_running_stats default to True here.
+
+    >>> m = minflow.nn.LazyInstanceNorm1d()
+    >>> m(minflow.randn(2, 3, 5)).shape, m
+    (minflow.Size([2, 3, 5]), InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True))
+    """
+
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormMixin, InstanceNorm2d):
+    """InstanceNorm2d with ``num_features`` taken from the first input's channels.
+
+    >>> m = minflow.nn.LazyInstanceNorm2d(affine=False)
+    >>> m(minflow.randn(2, 3, 4, 4)).shape, m.running_mean.shape, m.weight
+    (minflow.Size([2, 3, 4, 4]), minflow.Size([3]), None)
+    """
+
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNormMixin, InstanceNorm3d):
+    """InstanceNorm3d with ``num_features`` taken from the first input's channels.
+
+    >>> m = minflow.nn.LazyInstanceNorm3d()
+    >>> m(minflow.randn(3, 2, 4, 4)).shape, m.num_features
+    (minflow.Size([3, 2, 4, 4]), 3)
+    """
+
+    cls_to_become = InstanceNorm3d

@@ -385,6 +385,16 @@ class Module:
         return self._apply(lambda t: F.empty(tuple(t.shape), dtype=t.dtype, device=device),
                            recurse)
 
+    def share_memory(self):
+        """Move every parameter and buffer to shared memory (``Tensor.share_memory_``), so
+        that processes forked later train one set of weights.
+
+        >>> m = minflow.nn.Linear(2, 2).share_memory()
+        >>> m.weight.is_shared()
+        True
+        """
+        return self._apply(lambda t: t.share_memory_())
+
     def cuda(self, device=None):
         return self.to("cuda" if device is None else
                        f"cuda:{device}" if isinstance(device, int) else device)

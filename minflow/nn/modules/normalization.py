@@ -1,6 +1,7 @@
 """LayerNorm and RMSNorm (over the trailing ``normalized_shape`` dims of each sample),
 GroupNorm (over groups of channels of each sample) and InstanceNorm1d/2d (over the
 positions of each sample and channel)."""
+from ...core.grad_mode import no_grad
 from ...core.namespace import F
 from .. import init
 from ..parameter import Parameter
@@ -128,6 +129,18 @@ class _InstanceNorm(Module):
         kw = {"device": device, "dtype": dtype}
         affine_parameters(self, (num_features,), affine, bias, kw)
         running_stats(self, num_features, track_running_stats, kw)
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        """Running statistics back to (0, 1), weight to ones and bias to zeros."""
+        self.reset_running_stats()
+        reset_affine(self)
 
     def forward(self, input):
         batched = self._dims + 2

@@ -1,9 +1,11 @@
 """DataLoader: iterate over a dataset in (shuffled) batches, in the main process."""
+import collections.abc
 import itertools
 import warnings
 
 import numpy as np
 
+from ...core.device import cuda_is_available
 from ...core.namespace import F
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, TensorDataset
@@ -21,8 +23,9 @@ class DataLoader:
     single samples, unbatched. Over a ``TensorDataset`` with the default collation, each
     batch is one indexing of every tensor, not a stack of per-sample rows (same result).
     ``num_workers > 0`` warns and loads in the main process (same batches, in the same
-    order). ``pin_memory`` is accepted and has no effect: batches are made where the dataset's
-    tensors live (move a cpu batch with ``.to(device)``). The worker options
+    order). ``pin_memory=True`` copies each batch's cpu tensors to pinned memory where there
+    is a GPU; without one it warns when iteration starts and yields batches unpinned, as
+    torch does. The worker options
     (``timeout``, ``worker_init_fn``, ``prefetch_factor``, ``persistent_workers``) are
     accepted and unused.
 
@@ -43,6 +46,7 @@ class DataLoader:
                  pin_memory_device=""):
         _check_workers(num_workers)
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
         self.dataset = dataset
         self.num_workers = num_workers
         self.generator = generator
@@ -75,6 +79,24 @@ class DataLoader:
         self.collate_fn = collate_fn
 
     def __iter__(self):
+        batches = self._iter_batches()
+        if self.pin_memory and self._can_pin():
+            return (pin_memory(batch) for batch in batches)
+        return batches
+
+    def _can_pin(self):
+        """torch's checks when iteration starts: warn of what cannot be honoured."""
+        if self.pin_memory_device:
+            warnings.warn(f"pin_memory_device is deprecated, the current accelerator will be "
+                          f"used as the device,ignore pin_memory_device="
+                          f"'{self.pin_memory_device}'.", stacklevel=3)
+        if not cuda_is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=3)
+            return False
+        return True
+
+    def _iter_batches(self):
         if self._iterable:
             return self._iter_stream()
         if self.batch_sampler is None:
@@ -116,6 +138,22 @@ class DataLoader:
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
         return len(self.sampler)
+
+
+def pin_memory(data):
+    """``data`` with each tensor in it (in tuples, lists and dicts) pinned; other objects
+    as they are (as torch.utils.data's ``pin_memory``)."""
+    if hasattr(data, "pin_memory") and not isinstance(data, type):
+        return data.pin_memory()
+    if isinstance(data, (str, bytes)):
+        return data
+    if isinstance(data, collections.abc.Mapping):
+        return type(data)({key: pin_memory(value) for key, value in data.items()})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):        # a namedtuple
+        return type(data)(*(pin_memory(item) for item in data))
+    if isinstance(data, (tuple, list)):
+        return type(data)(pin_memory(item) for item in data)
+    return data
 
 
 def _check_workers(num_workers):
