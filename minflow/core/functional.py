@@ -36,15 +36,63 @@ def public(fn=None, *, name=None, method=False, method_name=None):
 
 def _checking_tensor_args(fn, fname):
     """``fn`` raising torch's TypeError where an argument that is not a Tensor was used as
-    one (``minflow.sum(2)``), instead of an AttributeError from deep inside."""
-    params = tuple(inspect.signature(fn).parameters)
+    one (``minflow.sum(2)``), instead of an AttributeError from deep inside.
 
+    The wrapper is compiled with ``fn``'s own signature, so a call passes its arguments on
+    as they are (no ``*args`` / ``**kwargs`` packing: this sits on every public call)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return _checking_any_args(fn, fname)
+    params = [p.replace(annotation=p.empty, default=_Default(p.name) if p.default is not
+                        p.empty else p.empty) for p in sig.parameters.values()]
+    positional, keyword, names = [], [], []
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            positional.append(f"*{p.name}")
+        elif p.kind is p.VAR_KEYWORD:
+            keyword.append(f"**{p.name}")
+        elif p.kind is p.KEYWORD_ONLY:
+            keyword.append(f"{p.name}={p.name}")
+        else:
+            positional.append(p.name)
+            names.append(p.name)
+    var = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
+    values = "".join(f"{n}, " for n in names)
+    values = f"({values}) + tuple({var})" if var else f"({values})"
+    kwargs = next((p.name for p in params if p.kind is p.VAR_KEYWORD), None)
+    src = (f"def {fname}{sig.replace(parameters=params, return_annotation=sig.empty)}:\n"
+           f"    try:\n        return _mf_fn({', '.join(positional + keyword)})\n"
+           f"    except AttributeError as _mf_err:\n"
+           f"        _mf_raise({fname!r}, {tuple(names)!r}, {values}, "
+           f"{kwargs or '{}'}, _mf_err)\n        raise\n")
+    env = {"_mf_fn": fn, "_mf_raise": raise_not_tensor}
+    env.update({f"_d_{p.name}": sig.parameters[p.name].default for p in params
+                if p.default is not p.empty})
+    exec(compile(src, f"<minflow.{fname}>", "exec"), env)
+    checked = functools.wraps(fn)(env[fname])
+    checked._checks_tensor_args = True
+    return checked
+
+
+class _Default:
+    """A parameter default in a compiled wrapper's signature: written as ``_d_<name>``."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"_d_{self.name}"
+
+
+def _checking_any_args(fn, fname):
+    """_checking_tensor_args for a callable without a signature to copy."""
     @functools.wraps(fn)
     def checked(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except AttributeError as err:
-            raise_not_tensor(fname, params, args, kwargs, err)
+            raise_not_tensor(fname, (), args, kwargs, err)
             raise
     checked._checks_tensor_args = True
     return checked
