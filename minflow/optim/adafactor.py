@@ -48,12 +48,7 @@ class Adafactor(Optimizer):
     def _update_group(self, group):
         eps1, eps2 = group["eps"]
         lr, d, decay = group["lr"], group["d"], group["weight_decay"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            state = self.state[p]
-            if not state:
-                self._init_state(p, group)
+        for p, state in self._stepped(group):
             if eps1 is None:     # NOTE: as torch, the first parameter's dtype sets it
                 eps1 = finfo(p.dtype).eps
             grad = -p.grad if group["maximize"] else p.grad

@@ -157,13 +157,19 @@ class Optimizer:
         keys = [self._state_keys.get(spec.name, spec.name) for spec in op.inputs[2:]
                 if spec.name != "scalars"]
         mutable = tuple(i for i, spec in enumerate(op.inputs[:-1]) if spec.mutable)
+        for p, state in self._stepped(group):
+            run_update(op, (p, p.grad, *(state.get(k) for k in keys)), attrs, mutable)
+
+    def _stepped(self, group):
+        """(param, state) for each param of ``group`` that has a gradient; a param's state
+        is made on its first step."""
         for p in group["params"]:
             if p.grad is None:
                 continue
             state = self.state[p]
             if not state:
                 self._init_state(p, group)
-            run_update(op, (p, p.grad, *(state.get(k) for k in keys)), attrs, mutable)
+            yield p, state
 
     # -- checkpoints ----------------------------------------------------------------------
     def state_dict(self):

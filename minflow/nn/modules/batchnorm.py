@@ -38,21 +38,18 @@ def running_stats(module, num_features, track, kw):
                            F.tensor(0, dtype=dtypes.int64, device=kw["device"]))
 
 
-class _BatchNorm(Module):
-    """Shared by BatchNorm1d/2d/3d; subclasses set ``_input_dims`` and ``_dims_text``."""
+class _NormBase(Module):
+    """What BatchNorm and InstanceNorm share, as torch's _NormBase: their settings, the
+    affine parameters and running statistics they register, and resetting both."""
 
-    _version = 2
-    _input_dims, _dims_text = (), ""
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+    def __init__(self, num_features, eps, momentum, affine, track_running_stats, device,
+                 dtype, bias):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         kw = {"device": device, "dtype": dtype}
         affine_parameters(self, (num_features,), affine, bias, kw)
         running_stats(self, num_features, track_running_stats, kw)
-        self.reset_parameters()
 
     def reset_running_stats(self):
         if self.track_running_stats:
@@ -62,8 +59,22 @@ class _BatchNorm(Module):
                 self.num_batches_tracked.zero_()
 
     def reset_parameters(self):
+        """Running statistics back to (0, 1), weight to ones and bias to zeros."""
         self.reset_running_stats()
         reset_affine(self)
+
+
+class _BatchNorm(_NormBase):
+    """Shared by BatchNorm1d/2d/3d; subclasses set ``_input_dims`` and ``_dims_text``."""
+
+    _version = 2
+    _input_dims, _dims_text = (), ""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias)
+        self.reset_parameters()
 
     def _check_input(self, input):
         name = type(self).__name__

@@ -161,7 +161,17 @@ class _LazyConvMixin(LazyModuleMixin):
             self.reset_parameters()
 
 
-class LazyConv1d(_LazyConvMixin, Conv1d):
+class _LazyConvForwardMixin(_LazyConvMixin):
+    """The lazy convolutions: torch's Conv arguments, less in_channels."""
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device, dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConvForwardMixin, Conv1d):
     """Conv1d with ``in_channels`` taken from the first input.
 
     >>> m = minflow.nn.LazyConv1d(4, 3)
@@ -172,14 +182,8 @@ class LazyConv1d(_LazyConvMixin, Conv1d):
     cls_to_become = Conv1d
     _spatial_dims = 1
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConv2d(_LazyConvMixin, Conv2d):
+class LazyConv2d(_LazyConvForwardMixin, Conv2d):
     """Conv2d with ``in_channels`` taken from the first input.
 
     >>> m = minflow.nn.LazyConv2d(4, 3, padding=1)
@@ -190,14 +194,8 @@ class LazyConv2d(_LazyConvMixin, Conv2d):
     cls_to_become = Conv2d
     _spatial_dims = 2
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConv3d(_LazyConvMixin, Conv3d):
+class LazyConv3d(_LazyConvForwardMixin, Conv3d):
     """Conv3d with ``in_channels`` taken from the first input.
 
     >>> m = minflow.nn.LazyConv3d(4, 2)
@@ -207,12 +205,6 @@ class LazyConv3d(_LazyConvMixin, Conv3d):
 
     cls_to_become = Conv3d
     _spatial_dims = 3
-
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
 
 class _LazyConvTransposeMixin(_LazyConvMixin):

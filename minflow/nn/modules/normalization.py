@@ -1,11 +1,10 @@
 """LayerNorm and RMSNorm (over the trailing ``normalized_shape`` dims of each sample),
 GroupNorm (over groups of channels of each sample) and InstanceNorm1d/2d (over the
 positions of each sample and channel)."""
-from ...core.grad_mode import no_grad
 from ...core.namespace import F
 from .. import init
 from ..parameter import Parameter
-from .batchnorm import affine_parameters, reset_affine, running_stats
+from .batchnorm import _NormBase, affine_parameters, reset_affine
 from .module import Module
 
 __all__ = ["LayerNorm", "RMSNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
@@ -114,7 +113,7 @@ class GroupNorm(Module):
                 f"affine={self.affine}, bias={self.bias is not None}")
 
 
-class _InstanceNorm(Module):
+class _InstanceNorm(_NormBase):
     """The shared part of InstanceNorm1d/2d/3d: statistics per sample and
     channel over the positions; optional affine weight and bias, and running statistics
     (used in eval mode) with ``track_running_stats``."""
@@ -123,24 +122,8 @@ class _InstanceNorm(Module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
                  track_running_stats=False, device=None, dtype=None, *, bias=True):
-        super().__init__()
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
-        kw = {"device": device, "dtype": dtype}
-        affine_parameters(self, (num_features,), affine, bias, kw)
-        running_stats(self, num_features, track_running_stats, kw)
-
-    def reset_running_stats(self):
-        if self.track_running_stats:
-            with no_grad():
-                self.running_mean.zero_()
-                self.running_var.fill_(1)
-                self.num_batches_tracked.zero_()
-
-    def reset_parameters(self):
-        """Running statistics back to (0, 1), weight to ones and bias to zeros."""
-        self.reset_running_stats()
-        reset_affine(self)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias)
 
     def forward(self, input):
         batched = self._dims + 2
