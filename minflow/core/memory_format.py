@@ -6,7 +6,8 @@ strides are torch's channels-last strides. Values never depend on the format.
 """
 
 __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
-           "preserve_format", "check_memory_format", "to_memory_format", "is_contiguous_in"]
+           "preserve_format", "check_memory_format", "to_memory_format", "is_contiguous_in",
+           "layout_like"]
 
 
 class memory_format:  # noqa: N801  (torch.memory_format)
@@ -97,3 +98,15 @@ def _strides(fmt, shape):
     for d in (1,) + tuple(range(len(shape) - 1, 1, -1)) + (0,):
         strides[d], step = step, step * shape[d]
     return tuple(strides)
+
+
+def layout_like(out, input, fmt, where):
+    """``out`` (a new tensor of ``input``'s shape) laid out in ``fmt``, as torch's
+    ``clone`` and ``*_like`` take ``memory_format``: preserve_format keeps ``input``'s
+    channels-last layout, where it has one (other layouts come out row-major)."""
+    check_memory_format(fmt, where)
+    if fmt is preserve_format:
+        fmt = next((f for f in (channels_last, channels_last_3d) if input.ndim == f.ndim
+                    and not input.is_contiguous() and is_contiguous_in(input, f)),
+                   contiguous_format)
+    return to_memory_format(out, fmt, where)

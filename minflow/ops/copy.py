@@ -3,7 +3,7 @@ from ..core import dtype as dtypes
 from ..core.device import Device
 from ..core.functional import generate_function, public, tensor_method
 from ..core.inplace import inplace
-from ..core.memory_format import (check_memory_format, contiguous_format,
+from ..core.memory_format import (check_memory_format, contiguous_format, layout_like,
                                   preserve_format, to_memory_format)
 from ..core.namespace import F
 from ..core.tensor import Tensor
@@ -11,10 +11,26 @@ from .registry import Attr, define_op
 
 _clone = define_op("clone", ["input"], infer=lambda input: (input._data.shape, input.dtype),
                    traits=("elementwise", "no_side_effect"), doc="A copy with its own storage.")
-_clone_fn = generate_function(_clone, method=True,
-                              doc="clone(input) -> Tensor\n\nA copy of ``input`` with its own "
-                                  "storage; gradients flow back to ``input``.\n\n"
-                                  ">>> minflow.tensor([1.0]).clone().tolist()\n[1.0]")
+_clone_fn = generate_function(_clone, name="_clone")
+
+
+@public(method=True)
+def clone(input, *, memory_format=preserve_format):
+    """clone(input, *, memory_format=minflow.preserve_format) -> Tensor
+
+    A copy of ``input`` with its own storage; gradients flow back to ``input``. Laid out
+    in ``memory_format``: preserve_format keeps a channels-last input channels-last.
+
+    >>> minflow.tensor([1.0]).clone().tolist()
+    [1.0]
+    >>> x = minflow.zeros(1, 3, 2, 2).to(memory_format=minflow.channels_last)
+    >>> x.clone().stride(), x.clone(memory_format=minflow.contiguous_format).stride()
+    ((12, 1, 6, 3), (12, 4, 2, 1))
+    """
+    out = _clone_fn(input)
+    if memory_format is preserve_format and input.ndim < 4:
+        return out                      # the common case, with nothing to look up
+    return layout_like(out, input, memory_format, "clone")
 
 _contig = define_op("contiguous", ["input"],
                     infer=lambda input: (input._data.shape, input.dtype),

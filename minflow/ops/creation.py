@@ -8,7 +8,8 @@ from ..core import dtype as dtypes
 from ..core.device import Device, MetaArray, default_device, array_module, check_available, cuda_context
 from ..core.dispatch import apply
 from ..core.functional import public, tensor_method
-from ..core.grad_mode import state as grad_state
+from ..core.grad_mode import no_grad, state as grad_state
+from ..core.memory_format import layout_like, preserve_format
 from ..core.namespace import F
 from ..core.tensor import Tensor
 from .infer import broadcast_shapes
@@ -348,16 +349,29 @@ def _zero_grad_node(out, inputs, overload):
 
 
 def _like(fn):
-    def like(input, *, dtype=None, device=None, requires_grad=False):
-        return fn(input._data.shape, dtype=input.dtype if dtype is None else dtype,
-                  device=input.device if device is None else device,
-                  requires_grad=requires_grad)
+    def like(input, *, dtype=None, device=None, requires_grad=False,
+             memory_format=preserve_format):
+        out = fn(input._data.shape, dtype=input.dtype if dtype is None else dtype,
+                 device=input.device if device is None else device,
+                 requires_grad=requires_grad)
+        return _laid_out(out, input, memory_format, name)
     name = f"{fn.__name__}_like"
     like.__name__ = like.__qualname__ = name
-    like.__doc__ = (f"{name}(input, *, dtype=None, device=None, requires_grad=False) -> "
-                    f"Tensor shaped like input, as ``{fn.__name__}``.\n\n"
+    like.__doc__ = (f"{name}(input, *, dtype=None, device=None, requires_grad=False, "
+                    f"memory_format=minflow.preserve_format) -> Tensor shaped like input, as "
+                    f"``{fn.__name__}``.\n\n"
                     f">>> minflow.{name}(minflow.ones(2)).shape\nminflow.Size([2])")
     return public(like)
+
+
+def _laid_out(out, input, memory_format, where):
+    """A new tensor like ``input`` in ``memory_format`` (see layout_like), still a leaf."""
+    if memory_format is preserve_format and input.ndim < 4:
+        return out
+    requires_grad = out.requires_grad
+    with no_grad():
+        out = layout_like(out, input, memory_format, where)
+    return out.requires_grad_(requires_grad)
 
 
 zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
@@ -365,14 +379,17 @@ rand_like, randn_like = _like(rand), _like(randn)
 
 
 @public
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
-    """full_like(input, fill_value, *, dtype=None, device=None) -> Tensor
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=preserve_format):
+    """full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+    memory_format=minflow.preserve_format) -> Tensor
 
     >>> minflow.full_like(minflow.ones(2), 5).tolist()
     [5.0, 5.0]
     """
-    return full(input.shape, fill_value, dtype=input.dtype if dtype is None else dtype,
-                device=input.device if device is None else device, requires_grad=requires_grad)
+    out = full(input.shape, fill_value, dtype=input.dtype if dtype is None else dtype,
+               device=input.device if device is None else device, requires_grad=requires_grad)
+    return _laid_out(out, input, memory_format, "full_like")
 
 
 @public

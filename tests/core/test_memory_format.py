@@ -90,3 +90,25 @@ def test_bad_formats_raise_like_torch():
                                         ", got str"):
         minflow.zeros(2, 3, 4, 4).to(memory_format="channels_last")
     assert not minflow.zeros(2, 3).is_contiguous(memory_format=minflow.channels_last)
+
+
+def test_clone_and_like_functions_take_memory_format():
+    """clone and the *_like functions lay their result out as torch's do: preserve_format
+    (the default) keeps a channels-last input channels-last; an explicit format is used."""
+    x = minflow.zeros(2, 3, 4, 5).to(memory_format=minflow.channels_last)
+    last, rows = (60, 1, 15, 3), (60, 20, 5, 1)
+    assert x.clone().stride() == last
+    assert x.clone(memory_format=minflow.contiguous_format).stride() == rows
+    for fn in (minflow.empty_like, minflow.zeros_like, minflow.ones_like, minflow.rand_like,
+               minflow.randn_like, lambda t, **kw: minflow.full_like(t, 2.0, **kw)):
+        assert fn(x).stride() == last
+        assert fn(x, memory_format=minflow.contiguous_format).stride() == rows
+        made = fn(minflow.zeros(2, 3, 4, 5), memory_format=minflow.channels_last,
+                  requires_grad=True)
+        assert made.stride() == last and made.is_leaf and made.requires_grad
+    with pytest.raises(RuntimeError, match="clone: required rank 4 tensor to use "
+                                           "channels_last format"):
+        minflow.ones(2, 3).clone(memory_format=minflow.channels_last)
+    w = minflow.ones(2, 3, 4, 5, requires_grad=True)
+    (w.clone(memory_format=minflow.channels_last) * 3).sum().backward()
+    assert w.grad.tolist() == minflow.full((2, 3, 4, 5), 3.0).tolist()
