@@ -40,32 +40,28 @@ def _checking_tensor_args(fn, fname):
 
     The wrapper is compiled with ``fn``'s own signature, so a call passes its arguments on
     as they are (no ``*args`` / ``**kwargs`` packing: this sits on every public call)."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return _checking_any_args(fn, fname)
+    sig = inspect.signature(fn)
     params = [p.replace(annotation=p.empty, default=_Default(p.name) if p.default is not
                         p.empty else p.empty) for p in sig.parameters.values()]
-    positional, keyword, names = [], [], []
+    args, names, values, kwargs = [], [], "", "{}"     # the call; what the check reads
     for p in params:
         if p.kind is p.VAR_POSITIONAL:
-            positional.append(f"*{p.name}")
+            args.append(f"*{p.name}")
+            values = f" + tuple({p.name})"
         elif p.kind is p.VAR_KEYWORD:
-            keyword.append(f"**{p.name}")
+            args.append(f"**{p.name}")
+            kwargs = p.name
         elif p.kind is p.KEYWORD_ONLY:
-            keyword.append(f"{p.name}={p.name}")
+            args.append(f"{p.name}={p.name}")
         else:
-            positional.append(p.name)
+            args.append(p.name)
             names.append(p.name)
-    var = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
-    values = "".join(f"{n}, " for n in names)
-    values = f"({values}) + tuple({var})" if var else f"({values})"
-    kwargs = next((p.name for p in params if p.kind is p.VAR_KEYWORD), None)
+    values = f"({''.join(n + ', ' for n in names)}){values}"
     src = (f"def {fname}{sig.replace(parameters=params, return_annotation=sig.empty)}:\n"
-           f"    try:\n        return _mf_fn({', '.join(positional + keyword)})\n"
+           f"    try:\n        return _mf_fn({', '.join(args)})\n"
            f"    except AttributeError as _mf_err:\n"
-           f"        _mf_raise({fname!r}, {tuple(names)!r}, {values}, "
-           f"{kwargs or '{}'}, _mf_err)\n        raise\n")
+           f"        _mf_raise({fname!r}, {tuple(names)!r}, {values}, {kwargs}, _mf_err)\n"
+           f"        raise\n")
     env = {"_mf_fn": fn, "_mf_raise": raise_not_tensor}
     env.update({f"_d_{p.name}": sig.parameters[p.name].default for p in params
                 if p.default is not p.empty})
@@ -83,19 +79,6 @@ class _Default:
 
     def __repr__(self):
         return f"_d_{self.name}"
-
-
-def _checking_any_args(fn, fname):
-    """_checking_tensor_args for a callable without a signature to copy."""
-    @functools.wraps(fn)
-    def checked(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except AttributeError as err:
-            raise_not_tensor(fname, (), args, kwargs, err)
-            raise
-    checked._checks_tensor_args = True
-    return checked
 
 
 def raise_not_tensor(fname, params, args, kwargs, err):
@@ -156,9 +139,10 @@ def generate_function(op, name=None, method=False, doc=None, out=False, inplace=
     # NOTE: the try costs nothing until an exception (CPython 3.11+): no wrapper frame,
     # unlike hand-written public functions (_checking_tensor_args)
     names = [p.split("=")[0] for p in params]
+    values = "".join(n + ", " for n in names)
     body = (f"    try:\n{body}    except AttributeError as err:\n"
-            f"        _raise_not_tensor({fname!r}, {tuple(names)!r}, ({''.join(n + ', ' for n in names)}), "
-            f"{{}}, err)\n        raise\n")
+            f"        _raise_not_tensor({fname!r}, {tuple(names)!r}, ({values}), {{}}, err)\n"
+            f"        raise\n")
     src = f"def {fname}({', '.join(params)}):\n{body}"
     env = {"_apply": apply, "_op": op, "_write_out": write_out,
            "_raise_not_tensor": raise_not_tensor}
