@@ -48,7 +48,24 @@ class LogitRelaxedBernoulli(_BinaryParams):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class _RelaxedTransformed(TransformedDistribution):
+    """A relaxed distribution made by transforming a relaxed base (RelaxedBernoulli,
+    RelaxedOneHotCategorical): its temperature and parameters are the base's."""
+
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs
+
+
+class RelaxedBernoulli(_RelaxedTransformed):
     """RelaxedBernoulli(temperature, probs=None, logits=None): samples in (0, 1), the
     sigmoid of LogitRelaxedBernoulli ones.
 
@@ -70,15 +87,3 @@ class RelaxedBernoulli(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

@@ -5,7 +5,7 @@ from ..core.tensor import Size
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
-from .transformed import TransformedDistribution
+from .relaxed_bernoulli import _RelaxedTransformed
 from .transforms import ExpTransform
 from .utils import as_size, broadcast_all, clamp_probs, standard_uniform
 
@@ -71,7 +71,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_RelaxedTransformed):
     """RelaxedOneHotCategorical(temperature, probs=None, logits=None): points of the
     simplex that approach one-hot vectors as the temperature falls (Gumbel-softmax).
 
@@ -94,15 +94,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

@@ -32,8 +32,9 @@ class _ConvNd(Module):
     _dims = 0
     _transposed = False
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                 groups, bias, padding_mode, device, dtype):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
         super().__init__()
         name, n = type(self).__name__, self._dims
         if groups <= 0 or in_channels % groups or out_channels % groups:
@@ -119,12 +120,6 @@ class Conv1d(_ConvNd):
 
     _dims = 1
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype)
-
     def forward(self, input):
         return self._conv_forward(F.conv1d, input)
 
@@ -143,12 +138,6 @@ class Conv2d(_ConvNd):
 
     _dims = 2
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype)
-
     def forward(self, input):
         return self._conv_forward(F.conv2d, input)
 
@@ -165,12 +154,6 @@ class Conv3d(_ConvNd):
     """
 
     _dims = 3
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype)
 
     def forward(self, input):
         return self._conv_forward(F.conv3d, input)
