@@ -68,14 +68,38 @@ def _nll_infer(input, target, weight, ignore_index, reduction):
         raise RuntimeError(f"expected target of dtype int64{also} (class indices), got "
                            f"{target.dtype.name}")
     shape, tshape = tuple(input._data.shape), tuple(target._data.shape)
-    if input.ndim == 0:
-        raise RuntimeError("expected input of shape (C,), (N, C) or (N, C, d1, ...), got []")
-    expected = shape[:1] + shape[2:] if input.ndim >= 2 else ()
-    if tshape != expected:
-        raise RuntimeError(f"expected target of shape {list(expected)} for input of shape "
-                           f"{list(shape)}, got target of shape {list(tshape)}")
+    _check_target_shape(shape, tshape)
     _check_weight("nll_loss", input, weight, shape[_class_dim(input)])
     return (tshape if reduction == "none" else ()), input.dtype
+
+
+def _check_target_shape(shape, tshape):
+    """torch's checks (and error classes) of class-index targets against input's shape."""
+    if not shape:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    if len(shape) == 1:
+        if len(tshape) > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if tshape:      # the public functions pass a 0-d target for a 1-D input
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target "
+                             f"size: {tshape[0]}")
+        return
+    batch = tshape[0] if tshape else 0
+    if shape[0] != batch:
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size "
+                         f"({batch}).")
+    if len(shape) == 2 and len(tshape) != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    expected = shape[:1] + shape[2:]
+    if tshape != expected:
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(tshape)}")
+
+
+def _one_target(input, target):
+    """A 1-D input's target as torch takes it: 0-d, or 1-D of one element (made 0-d)."""
+    if input.ndim == 1 and target.ndim == 1 and target.shape[0] == 1:
+        return F.reshape(target, ())
+    return target
 
 
 NLL_LOSS = define_op(
@@ -102,7 +126,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     0.3
     """
     reduction = _reduction("nll_loss", size_average, reduce, reduction)
-    return apply(NLL_LOSS, (input, target, weight),
+    return apply(NLL_LOSS, (input, _one_target(input, target), weight),
                  {"ignore_index": ignore_index, "reduction": reduction})
 
 
@@ -154,12 +178,18 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     0.6931
     """
     reduction = _reduction("cross_entropy", size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"cross_entropy: label_smoothing must be in [0.0, 1.0], got "
-                         f"{label_smoothing!r}")
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0. "
+                           f"Got: {label_smoothing}")
+    if not label_smoothing > 0.0:       # as torch: a negative (or nan) smoothing is none
+        label_smoothing = 0.0
     if input.ndim == 0:
         raise RuntimeError("cross_entropy: expected input of shape (C,), (N, C) or "
                            "(N, C, d1, ...), got []")
+    if target.dtype.is_floating_point and ignore_index != -100:
+        raise RuntimeError("cross_entropy: ignore_index is not supported for floating point "
+                           "target")
+    target = _one_target(input, target)
     if label_smoothing == 0.0 and not target.dtype.is_floating_point:
         out, _ = apply(CROSS_ENTROPY, (input, target, weight),
                        {"ignore_index": ignore_index, "reduction": reduction})
@@ -444,10 +474,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = F.mul(F.exp(target), F.sub(target, input))
     else:
-        # xlogy(t, t): log sees 1 where t = 0, so neither branch of where() holds inf or nan
-        positive = F.gt(target, 0)
-        safe = F.where(positive, target, 1.0)
-        loss = F.sub(F.where(positive, F.mul(target, F.log(safe)), 0.0), F.mul(target, input))
+        # as torch: xlogy(t, t) is 0 at t = 0 and nan for t < 0 (so are its grads there)
+        loss = F.sub(F.xlogy(target, target), F.mul(target, input))
     if reduction == "batchmean":
         total = F.sum(loss)
         return F.div(total, input.shape[0]) if input.ndim else total

@@ -103,14 +103,19 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     with the unbiased variance. Evaluation normalises with the running stats.
 
     >>> x = minflow.tensor([[1.0], [3.0]])
-    >>> minflow.nn.functional.batch_norm(x, None, None, training=True, eps=0.0).tolist()
+    >>> minflow.nn.functional.batch_norm(x, None, None, training=True, eps=1e-12).tolist()
     [[-1.0], [1.0]]
     """
     if isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
         raise TypeError(f"batch_norm: expected momentum to be a float, got {momentum!r}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     out, mean, var = apply(BATCH_NORM, (input, running_mean, running_var, weight, bias),
                            {"training": training, "eps": eps})
-    if training and (running_mean is not None or running_var is not None):
+    # an empty batch has no statistics: torch leaves the running ones as they are
+    if training and input.numel() and (running_mean is not None or running_var is not None):
         n = input.numel() // max(input.shape[1], 1)
         with no_grad():
             _blend(running_mean, mean, momentum)

@@ -205,6 +205,44 @@ def test_multihead_attention_matches_numpy(device):
     np.testing.assert_allclose(npy(weights), ref_weights, 1e-10, 1e-12)
 
 
+def test_mha_bias_kv_and_zero_attn_append_keys(device):
+    """add_bias_kv appends a learned key and value to every sequence, add_zero_attn a zero
+    one per head after them; every query may attend to both (the mask is padded)."""
+    mha = nn.MultiheadAttention(8, 2, add_bias_kv=True, add_zero_attn=True).double().to(device)
+    p = params(mha)
+    assert list(mha.state_dict())[:4] == ["in_proj_weight", "in_proj_bias", "bias_k", "bias_v"]
+    assert p["bias_k"].shape == (1, 1, 8) and np.abs(p["bias_k"]).sum() > 0    # xavier_normal_
+    x, (length, batch, e) = rng.randn(4, 3, 8), (4, 3, 8)
+    mask = np.triu(np.full((4, 4), -np.inf), 1)
+    out, weights = mha(t(x, device), t(x, device), t(x, device), attn_mask=t(mask, device),
+                       average_attn_weights=False)
+    q, k, v = np.split(x @ p["in_proj_weight"].T + p["in_proj_bias"], 3, axis=-1)
+    k = np.concatenate([k, np.broadcast_to(p["bias_k"], (1, batch, e))])     # (L + 1, N, E)
+    v = np.concatenate([v, np.broadcast_to(p["bias_v"], (1, batch, e))])
+    q, k, v = (a.reshape(a.shape[0], batch, 2, 4).transpose(1, 2, 0, 3) for a in (q, k, v))
+    zero = np.zeros((batch, 2, 1, 4))
+    k, v = np.concatenate([k, zero], 2), np.concatenate([v, zero], 2)   # (N, H, L + 2, d)
+    scores = q @ k.transpose(0, 1, 3, 2) / 2.0 + np.pad(mask, ((0, 0), (0, 2)))
+    ref_weights = np.exp(scores - scores.max(-1, keepdims=True))
+    ref_weights /= ref_weights.sum(-1, keepdims=True)
+    ref = (ref_weights @ v).transpose(2, 0, 1, 3).reshape(length, batch, e)
+    ref = ref @ p["out_proj.weight"].T + p["out_proj.bias"]
+    assert weights.shape == (batch, 2, length, length + 2)
+    np.testing.assert_allclose(npy(weights), ref_weights, 1e-10, 1e-12)
+    np.testing.assert_allclose(npy(out), ref, 1e-10, 1e-12)
+
+
+def test_batchnorm_empty_batch_keeps_running_stats():
+    bn = nn.BatchNorm2d(3)
+    x = minflow.ones(0, 3, 2, 2, requires_grad=True)
+    y = bn(x)
+    y.sum().backward()
+    assert y.shape == (0, 3, 2, 2) and x.grad.shape == (0, 3, 2, 2)
+    # as torch: no statistics to blend in, though the batch is counted
+    assert npy(bn.running_mean).tolist() == [0.0] * 3 and npy(bn.running_var).tolist() == [1.0] * 3
+    assert bn.num_batches_tracked.item() == 1 and npy(bn.weight.grad).tolist() == [0.0] * 3
+
+
 def test_mha_bool_mask_equals_float_mask_and_padding_mask():
     mha = nn.MultiheadAttention(4, 2, batch_first=True).double()
     x = t(rng.randn(2, 3, 4))

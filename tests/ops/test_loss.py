@@ -89,8 +89,27 @@ def test_cross_entropy_is_stable_for_huge_logits():
 
 
 def test_mean_with_every_target_ignored_is_nan():
-    loss = Fn.cross_entropy(t64(LOGITS[:2]), idx([-100, -100]))
+    x = t64(LOGITS[:2], grad=True)
+    loss = Fn.cross_entropy(x, idx([-100, -100]))
     assert math.isnan(loss.item())
+    loss.backward()         # as torch: ignored rows get no gradient, not 0 / 0
+    np.testing.assert_array_equal(out(x.grad), np.zeros((2, 4)))
+
+
+def test_label_smoothing_at_or_below_zero_is_none():
+    # as torch: only a smoothing > 1 is an error; a negative (or nan) one smooths nothing
+    plain = Fn.cross_entropy(t64(LOGITS), idx(TARGET)).item()
+    for eps in (-0.5, float("nan")):
+        assert Fn.cross_entropy(t64(LOGITS), idx(TARGET), label_smoothing=eps).item() == plain
+
+
+def test_one_element_target_of_a_1d_input():
+    logits = t64(LOGITS[0])
+    loss = Fn.cross_entropy(logits, idx([2]), reduction="none")
+    assert loss.shape == () and loss.item() == pytest.approx(-_log_softmax_ref(LOGITS[0], 0)[2])
+    with pytest.raises(ValueError, match="For 1D input, 1D target must have size 1, but got "
+                                         "target size: 2"):
+        Fn.nll_loss(logits, idx([1, 2]))
 
 
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
@@ -177,9 +196,15 @@ def test_class_index_errors():
         Fn.cross_entropy(x, idx([0, 1, -1, 2, 0]))
     with pytest.raises(RuntimeError, match="nll_loss: expected target of dtype int64.*int32"):
         Fn.cross_entropy(x, minflow.tensor([0, 1, 2, 3, 0], dtype=minflow.int32))
-    with pytest.raises(RuntimeError, match=r"target of shape \[5\] for input of shape "
-                                           r"\[5, 4\], got target of shape \[4\]"):
-        Fn.nll_loss(x, idx([0, 1, 2, 3]))
+    with pytest.raises(ValueError, match=r"nll_loss: Expected input batch_size \(5\) to "
+                                         r"match target batch_size \(4\)"):
+        Fn.nll_loss(x, idx([0, 1, 2, 3]))                               # ValueError, as torch
+    with pytest.raises(RuntimeError, match=r"Expected target size \[5, 2\], got \[5\]"):
+        Fn.nll_loss(minflow.reshape(x, (5, 2, 2)), idx(TARGET))
+    with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0"):
+        Fn.cross_entropy(x, idx(TARGET), label_smoothing=1.5)
+    with pytest.raises(RuntimeError, match="ignore_index is not supported for floating"):
+        Fn.cross_entropy(x, t64(np.full((5, 4), 0.25)), ignore_index=0)
     with pytest.raises(RuntimeError, match=r"weight of shape \[4\].*got \[3\]"):
         Fn.nll_loss(x, idx(TARGET), t64([1.0, 2.0, 3.0]))
     with pytest.raises(RuntimeError, match=r"probability targets.*\[5, 4\].*\[5, 3\]"):
@@ -360,3 +385,15 @@ def test_torch_binary_and_attention():
     at = tf.scaled_dot_product_attention(*(torch.tensor(q),) * 3, is_causal=True)
     am = Fn.scaled_dot_product_attention(*(t64(q),) * 3, is_causal=True)
     np.testing.assert_allclose(out(am), at.numpy(), rtol=1e-10)
+
+
+def test_kl_div_is_xlogy_of_the_target():
+    # as torch: t log t - t x, with 0 log 0 = 0 and nan (value and grads) where t < 0
+    x, t = t64([0.1, 0.2, 0.3], grad=True), t64([-0.5, 0.0, 0.5], grad=True)
+    loss = Fn.kl_div(x, t, reduction="none")
+    np.testing.assert_array_equal(np.isnan(out(loss)), [True, False, False])
+    np.testing.assert_allclose(out(loss)[1:], [0.0, 0.5 * math.log(0.5) - 0.15], 1e-12)
+    loss.sum().backward()
+    np.testing.assert_allclose(out(x.grad), [0.5, 0.0, -0.5], 1e-12)
+    np.testing.assert_array_equal(np.isnan(out(t.grad)), [True, True, False])
+    np.testing.assert_allclose(out(t.grad)[2], math.log(0.5) + 1 - 0.3, 1e-12)

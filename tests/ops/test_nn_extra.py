@@ -152,7 +152,7 @@ TORCH_CASES.update({
     "smooth_l1_loss": (lambda F, a, b: F.smooth_l1_loss(a, b, beta=1.5), [X, Y]),
     "huber_loss": (lambda F, a, b: F.huber_loss(a, b, reduction="sum", delta=0.5), [X, Y]),
     "kl_div": (lambda F, a, b: F.kl_div(a, b, reduction="batchmean"), [X, P]),
-    # torch's target grad is NaN where target = 0 (ours is finite): the input grad only
+    # the target grad is nan where target = 0 (xlogy's, in both): the input grad only
     "kl_div_zeros": (lambda F, a, b: F.kl_div(a, b.detach(), reduction="sum"),
                      [X, P * (P > 0.3)]),
     "soft_margin_loss": (lambda F, x, y: F.soft_margin_loss(x, y.detach()), [X, SIGNS]),

@@ -107,13 +107,14 @@ def cross_entropy_grad(xp, grad_out, log_prob, target, weight, ignore_index, red
     """(softmax - onehot(target)) * weight[target] * grad_out, divided by the summed kept
     weights for 'mean'."""
     axis = 1 if log_prob.ndim >= 2 else 0
-    _, safe, w = _kept_targets(xp, log_prob, target, weight, ignore_index)
+    kept, safe, w = _kept_targets(xp, log_prob, target, weight, ignore_index)
     scale = grad_out if w is None else w * grad_out
     if reduction == "mean" and w is None:       # every target kept, and at least one
         scale = xp.true_divide(scale, log_prob.dtype.type(target.size))
     elif reduction == "mean":
         with _quiet(xp):
             scale = xp.true_divide(scale, w.sum())      # 0 / 0 = nan when all are ignored
+        scale = xp.where(kept, scale, 0).astype(log_prob.dtype, copy=False)  # as torch: 0
     grad = xp.exp(log_prob)
     grad *= scale if scale.ndim == 0 else xp.expand_dims(scale, axis)
     if grad.ndim == 2 and grad.size:

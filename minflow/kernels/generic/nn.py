@@ -32,7 +32,9 @@ def _channel_axes(ndim):
 @register_kernel("batch_norm", ("cpu", "cuda"), FLOATS)
 def batch_norm(xp, input, running_mean, running_var, weight, bias, training, eps):
     x = _compute(input)
-    if training:
+    if training and not x.size:     # an empty batch has no statistics
+        mean = var = xp.full(x.shape[1], xp.nan, x.dtype)
+    elif training:
         axes = _channel_axes(x.ndim)
         mean, var = x.mean(axis=axes), x.var(axis=axes)    # var: biased, two-pass
     else:

@@ -8,6 +8,7 @@ import math
 
 from ...core import dtype as dtypes
 from ...core.namespace import F
+from ...ops.join import pad
 from .. import init
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
@@ -38,9 +39,6 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0 or embed_dim % num_heads:
             raise ValueError(f"MultiheadAttention: embed_dim ({embed_dim}) must be positive "
                              f"and divisible by num_heads ({num_heads})")
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are "
-                                      "not supported in minflow; leave them False")
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim
@@ -57,8 +55,12 @@ class MultiheadAttention(Module):
         self.register_parameter("in_proj_bias", Parameter(F.empty(3 * embed_dim, **kw))
                                 if bias else None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias, **kw)
-        self.bias_k = self.bias_v = None
-        self.add_zero_attn = add_zero_attn
+        if add_bias_kv:     # one more key and value, learned, appended to every sequence
+            self.bias_k = Parameter(F.empty(1, 1, embed_dim, **kw))
+            self.bias_v = Parameter(F.empty(1, 1, embed_dim, **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn      # and a zero key and value after those
         self._reset_parameters()
 
     def _reset_parameters(self):
@@ -69,6 +71,9 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.zeros_(self.in_proj_bias)
             init.zeros_(self.out_proj.bias)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
@@ -87,7 +92,11 @@ class MultiheadAttention(Module):
         if is_causal and key_padding_mask is None and not need_weights:
             attn_mask = _causal_mask(query.shape[1], key.shape[1], query.device)
         mask = self._merged_mask(attn_mask, key_padding_mask, query)
-        out, weights = self._attend(*self._project(query, key, value), mask)
+        q, k, v = self._project(query, key, value)
+        extra = k.shape[2] - key.shape[1]       # keys added by add_bias_kv / add_zero_attn
+        if mask is not None and extra:
+            mask = pad(mask, (0, extra))        # which every query may attend to
+        out, weights = self._attend(q, k, v, mask)
         if not batched:
             out = out.squeeze(0)
         elif not self.batch_first:
@@ -136,8 +145,15 @@ class MultiheadAttention(Module):
             q, k, v = F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v,
                                                                                   b_v)
         n, heads, head_dim = query.shape[0], self.num_heads, self.head_dim
-        return tuple(t.reshape(n, t.shape[1], heads, head_dim).transpose(1, 2)
-                     for t in (q, k, v))
+        if self.bias_k is not None:
+            k = F.cat([k, self.bias_k.expand(n, 1, self.embed_dim)], 1)
+            v = F.cat([v, self.bias_v.expand(n, 1, self.embed_dim)], 1)
+        q, k, v = (t.reshape(n, t.shape[1], heads, head_dim).transpose(1, 2)
+                   for t in (q, k, v))
+        if self.add_zero_attn:
+            zeros = F.zeros(n, heads, 1, head_dim, dtype=k.dtype, device=k.device)
+            k, v = F.cat([k, zeros], 2), F.cat([v, zeros], 2)
+        return q, k, v
 
     def _merged_mask(self, attn_mask, key_padding_mask, query):
         """attn_mask and key_padding_mask as one additive float mask (None if neither),

@@ -110,6 +110,11 @@ class _EdgePadNd(Module):
         self.padding = _ntuple(padding, self._count, type(self).__name__, "padding")
 
     def forward(self, input):
+        if self._mode == "circular":    # as torch's _CircularPadNd: the dims first
+            dims = self._count // 2
+            if input.ndim not in (dims + 1, dims + 2):
+                raise ValueError(f"{type(self).__name__}: expected {dims + 1}D or {dims + 2}D "
+                                 f"input (got {input.ndim}D input)")
         return pad(input, self.padding, self._mode)
 
     def extra_repr(self):

@@ -102,6 +102,10 @@ class RNNBase(Module):
             warnings.warn(f"dropout option adds dropout after all but last recurrent layer, so "
                           f"non-zero dropout expects num_layers greater than 1, but got "
                           f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
+        for arg, value in (("bias", bias), ("batch_first", batch_first)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name}: {arg} should be of type bool, got: "
+                                f"{type(value).__name__}")
         _check_sizes(name, proj_size, input_size=input_size, hidden_size=hidden_size,
                      num_layers=num_layers)
         if proj_size and mode != "LSTM":
@@ -378,12 +382,16 @@ class RNNCellBase(Module):
             input = F.unsqueeze(input, 0)
         shape = (input.shape[0], self.hidden_size)
         full = []
-        for state in states:
+        for i, state in enumerate(states):
             if state is None:
                 state = F.zeros(*shape, dtype=input.dtype, device=input.device)
             elif not isinstance(state, Tensor):
                 raise TypeError(f"{name}: expected hx to be a tensor, got "
                                 f"{type(state).__name__}")
+            elif state.ndim not in (1, 2):
+                which = "hidden" if len(states) == 1 else f"hx[{i}]"
+                raise ValueError(f"{name}: Expected {which} to be 1D or 2D, got {state.ndim}D "
+                                 f"instead")
             elif not batched:
                 state = F.unsqueeze(state, 0)
             _check_size(name, "hidden", state, shape)
