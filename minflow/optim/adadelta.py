@@ -1,7 +1,7 @@
 """Adadelta, as torch.optim.Adadelta."""
 from ..core.namespace import F
 from ..ops.optim import ADADELTA_UPDATE
-from .optimizer import Optimizer, check_nonnegative, scalar_dtype
+from .optimizer import Optimizer, check_nonnegative, implementation_flags, scalar_dtype
 
 __all__ = ["Adadelta"]
 
@@ -23,12 +23,15 @@ class Adadelta(Optimizer):
 
     update_op = ADADELTA_UPDATE
 
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, *, maximize=False):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 capturable=False, maximize=False, differentiable=False):
         check_nonnegative(lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
-                    "maximize": maximize}
+                    "maximize": maximize,
+                    **implementation_flags(lr, capturable=capturable, foreach=foreach,
+                                           differentiable=differentiable)}
         super().__init__(params, defaults)
 
     def _init_state(self, p, group):

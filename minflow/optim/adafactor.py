@@ -1,6 +1,7 @@
 """Adafactor, as torch.optim.Adafactor (its single-tensor algorithm)."""
 from ..core.dtype_info import finfo
 from ..core.namespace import F
+from ..core.tensor import Tensor
 from .optimizer import Optimizer, scalar_dtype
 
 __all__ = ["Adafactor"]
@@ -78,6 +79,8 @@ def _variance_estimate(state, grad, blend, eps1):
 
 def _check(lr, beta2_decay, eps, d, weight_decay):
     """torch's checks and messages."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
     if not 0.0 <= lr:
         raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
     if not 0.0 >= beta2_decay:

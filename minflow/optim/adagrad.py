@@ -1,7 +1,7 @@
 """Adagrad, as torch.optim.Adagrad."""
 from ..core.namespace import F
 from ..ops.optim import ADAGRAD_UPDATE
-from .optimizer import Optimizer, check_nonnegative, scalar_dtype
+from .optimizer import Optimizer, check_nonnegative, implementation_flags, scalar_dtype
 
 __all__ = ["Adagrad"]
 
@@ -26,12 +26,15 @@ class Adagrad(Optimizer):
     _state_keys = {"state_sum": "sum"}
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
-                 initial_accumulator_value=0, eps=1e-10, *, maximize=False):
+                 initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
+                 differentiable=False, fused=None):
         check_nonnegative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                           initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value,
-                    "maximize": maximize}
+                    "maximize": maximize,
+                    **implementation_flags(lr, foreach=foreach, differentiable=differentiable,
+                                           fused=fused)}
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:

@@ -1,7 +1,8 @@
 """Adamax, as torch.optim.Adamax."""
 from ..core.namespace import F
 from ..ops.optim_adam import ADAMAX_UPDATE
-from .optimizer import Optimizer, check_betas, check_nonnegative, scalar_dtype
+from .optimizer import (Optimizer, check_betas, check_nonnegative,
+                        implementation_flags, scalar_dtype)
 
 __all__ = ["Adamax"]
 
@@ -24,13 +25,15 @@ class Adamax(Optimizer):
 
     update_op = ADAMAX_UPDATE
 
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, *,
-                 maximize=False):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
         check_nonnegative(lr=lr, eps=eps)
         check_betas(betas)
         check_nonnegative(weight_decay=weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
-                    "maximize": maximize}
+                    "maximize": maximize,
+                    **implementation_flags(lr, foreach=foreach, differentiable=differentiable,
+                                           capturable=capturable)}
         super().__init__(params, defaults)
 
     def _init_state(self, p, group):

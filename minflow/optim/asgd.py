@@ -1,7 +1,7 @@
 """ASGD, as torch.optim.ASGD."""
 from ..core.namespace import F
 from ..ops.optim_rprop_asgd import ASGD_UPDATE
-from .optimizer import Optimizer, check_nonnegative, scalar_dtype
+from .optimizer import Optimizer, check_nonnegative, implementation_flags, scalar_dtype
 
 __all__ = ["ASGD"]
 
@@ -24,11 +24,13 @@ class ASGD(Optimizer):
 
     update_op = ASGD_UPDATE
 
-    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, *,
-                 maximize=False):
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
+                 foreach=None, maximize=False, differentiable=False, capturable=False):
         check_nonnegative(lr=lr, weight_decay=weight_decay)
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
-                    "weight_decay": weight_decay, "maximize": maximize}
+                    "weight_decay": weight_decay, "maximize": maximize,
+                    **implementation_flags(lr, foreach=foreach, differentiable=differentiable,
+                                           capturable=capturable)}
         super().__init__(params, defaults)
 
     def _init_state(self, p, group):

@@ -1,7 +1,8 @@
 """NAdam, as torch.optim.NAdam."""
 from ..core.namespace import F
 from ..ops.optim_adam import NADAM_UPDATE
-from .optimizer import Optimizer, check_betas, check_nonnegative, scalar_dtype
+from .optimizer import (Optimizer, check_betas, check_nonnegative,
+                        implementation_flags, scalar_dtype)
 
 __all__ = ["NAdam"]
 
@@ -26,13 +27,16 @@ class NAdam(Optimizer):
     update_op = NADAM_UPDATE
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 momentum_decay=4e-3, decoupled_weight_decay=False, *, maximize=False):
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False):
         check_nonnegative(lr=lr, eps=eps)
         check_betas(betas)
         check_nonnegative(weight_decay=weight_decay, momentum_decay=momentum_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay,
-                    "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize}
+                    "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
+                    **implementation_flags(lr, foreach=foreach, capturable=capturable,
+                                           differentiable=differentiable)}
         super().__init__(params, defaults)
 
     def _init_state(self, p, group):

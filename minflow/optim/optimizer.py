@@ -152,8 +152,10 @@ class Optimizer:
         if op is None:
             raise NotImplementedError(f"{type(self).__name__} must define step() or "
                                       f"_update_group()")
-        attrs = group_attrs(op, {a.name: tuple(group[a.name]) if a.type == "floats"
-                                 else group[a.name] for a in op.attrs if a.name in group})
+        # NOTE: float(): a tuple option (betas) may hold 1-element tensors, read at each step
+        attrs = group_attrs(op, {a.name: tuple(float(v) for v in group[a.name])
+                                 if a.type == "floats" else group[a.name]
+                                 for a in op.attrs if a.name in group})
         keys = [self._state_keys.get(spec.name, spec.name) for spec in op.inputs[2:]
                 if spec.name != "scalars"]
         mutable = tuple(i for i, spec in enumerate(op.inputs[:-1]) if spec.mutable)
@@ -251,6 +253,8 @@ def check_nonnegative(**values):
     ``eps`` "epsilon value", anything else "<name> value".
     """
     for name, value in values.items():
+        if isinstance(value, Tensor) and value.numel() != 1:
+            raise ValueError(f"Tensor {name} must be 1-element")
         if not 0.0 <= value:
             label = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")
             raise ValueError(f"Invalid {label}: {value}")
@@ -261,3 +265,33 @@ def check_betas(betas):
     for i in (0, 1):
         if not 0.0 <= betas[i] < 1.0:
             raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+
+
+def implementation_flags(lr, betas=None, **flags):
+    """torch's switches between implementations of one update (``foreach``, ``fused``,
+    ``capturable``, ``differentiable``: each optimizer takes those torch's does), checked as
+    torch checks them; the param groups keep them, as torch's do.
+
+    minflow has one eager implementation of each update, and every choice computes torch's
+    numbers with it. ``differentiable=True`` (an update autograd sees through) is the
+    exception: it is not supported.
+    """
+    foreach, capturable = flags.get("foreach"), flags.get("capturable", False)
+    if isinstance(lr, Tensor) and foreach and not capturable:
+        raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                         "foreach=True")
+    if betas is not None and (isinstance(betas[0], Tensor) or isinstance(betas[1], Tensor)):
+        if not (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)):
+            raise ValueError("betas must be either both floats or both Tensors")
+        if foreach and not capturable:
+            raise ValueError("betas[0] as a Tensor is not supported for capturable=False and "
+                             "foreach=True")
+        for i, beta in enumerate(betas):
+            if beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
+    if flags.get("differentiable"):
+        raise NotImplementedError("differentiable=True (autograd through the optimizer "
+                                  "step) is not supported")
+    if flags.get("fused") and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    return flags

@@ -1,7 +1,8 @@
 """RAdam, as torch.optim.RAdam."""
 from ..core.namespace import F
 from ..ops.optim_adam import RADAM_UPDATE
-from .optimizer import Optimizer, check_betas, check_nonnegative, scalar_dtype
+from .optimizer import (Optimizer, check_betas, check_nonnegative,
+                        implementation_flags, scalar_dtype)
 
 __all__ = ["RAdam"]
 
@@ -25,12 +26,15 @@ class RAdam(Optimizer):
     update_op = RADAM_UPDATE
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 decoupled_weight_decay=False, *, maximize=False):
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
         check_nonnegative(lr=lr, eps=eps)
         check_betas(betas)
         check_nonnegative(weight_decay=weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
-                    "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay}
+                    "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay,
+                    **implementation_flags(lr, foreach=foreach, capturable=capturable,
+                                           differentiable=differentiable)}
         super().__init__(params, defaults)
 
     def _init_state(self, p, group):

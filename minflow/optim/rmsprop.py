@@ -1,7 +1,7 @@
 """RMSprop (centered, with momentum), as torch.optim.RMSprop."""
 from ..core.namespace import F
 from ..ops.optim import RMSPROP_UPDATE
-from .optimizer import Optimizer, check_nonnegative, scalar_dtype
+from .optimizer import Optimizer, check_nonnegative, implementation_flags, scalar_dtype
 
 __all__ = ["RMSprop"]
 
@@ -26,11 +26,14 @@ class RMSprop(Optimizer):
     update_op = RMSPROP_UPDATE
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
-                 centered=False, *, maximize=False):
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
         check_nonnegative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay,
                           alpha=alpha)
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
-                    "centered": centered, "weight_decay": weight_decay, "maximize": maximize}
+                    "centered": centered, "weight_decay": weight_decay, "maximize": maximize,
+                    **implementation_flags(lr, capturable=capturable, foreach=foreach,
+                                           differentiable=differentiable)}
         super().__init__(params, defaults)
 
     def _init_state(self, p, group):

@@ -1,7 +1,7 @@
 """Rprop, as torch.optim.Rprop."""
 from ..core.namespace import F
 from ..ops.optim_rprop_asgd import RPROP_UPDATE
-from .optimizer import Optimizer, check_nonnegative, scalar_dtype
+from .optimizer import Optimizer, check_nonnegative, implementation_flags, scalar_dtype
 
 __all__ = ["Rprop"]
 
@@ -26,11 +26,13 @@ class Rprop(Optimizer):
     update_op = RPROP_UPDATE
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
-                 maximize=False):
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
         check_nonnegative(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "maximize": maximize}
+        defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "maximize": maximize,
+                    **implementation_flags(lr, capturable=capturable, foreach=foreach,
+                                           differentiable=differentiable)}
         super().__init__(params, defaults)
 
     def _init_state(self, p, group):

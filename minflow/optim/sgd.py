@@ -2,14 +2,14 @@
 from ..core.dispatch import EagerInterpreter, current_interpreter
 from ..core.namespace import F
 from ..ops.optim import SGD_UPDATE, group_attrs, sgd_update, sgd_update_foreach
-from .optimizer import Optimizer, check_nonnegative
+from .optimizer import Optimizer, check_nonnegative, implementation_flags
 
 __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
     """SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
-    maximize=False, foreach=None)
+    maximize=False, foreach=None, differentiable=False, fused=None)
 
     g = grad + weight_decay * param; with momentum, buf = momentum * buf + (1 - dampening) * g
     (buf = g on the first step, as torch) and g = g + momentum * buf if nesterov else buf;
@@ -31,13 +31,15 @@ class SGD(Optimizer):
     update_op = SGD_UPDATE
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
-                 nesterov=False, *, maximize=False, foreach=None):
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
         check_nonnegative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
                     "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
-                    "foreach": foreach}
+                    **implementation_flags(lr, foreach=foreach, differentiable=differentiable,
+                                           fused=fused)}
         super().__init__(params, defaults)
 
     def _update_group(self, group):

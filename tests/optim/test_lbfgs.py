@@ -38,8 +38,12 @@ def _run(lib, problem, start, steps, **options):
 @pytest.mark.parametrize("problem, start", [(_rosenbrock, [-1.2, 1.0]),
                                             (_least_squares, [0.0, 0.0, 0.0, 0.0])])
 @pytest.mark.parametrize("options", [{}, {"lr": 0.5, "max_iter": 7, "history_size": 3},
-                                     {"tolerance_change": 1e-3, "max_eval": 9}],
-                         ids=["defaults", "short_history", "tolerances"])
+                                     {"tolerance_change": 1e-3, "max_eval": 9},
+                                     {"line_search_fn": "strong_wolfe"},
+                                     {"line_search_fn": "strong_wolfe", "max_iter": 5,
+                                      "max_eval": 8, "history_size": 2}],
+                         ids=["defaults", "short_history", "tolerances", "strong_wolfe",
+                              "strong_wolfe_limits"])
 def test_matches_torch(problem, start, options):
     got, got_losses, state = _run(minflow, problem, np.array(start), 3, **options)
     expected, losses, t_state = _run(torch, problem, np.array(start), 3, **options)
@@ -57,10 +61,34 @@ def test_float32_matches_torch():
     np.testing.assert_allclose(got, expected, rtol=1e-5)
 
 
+def test_strong_wolfe_solves_least_squares():
+    # torch-free: the line search lands on the minimum of a convex quadratic
+    w = minflow.zeros(4, dtype=minflow.float64, requires_grad=True)
+    opt = minflow.optim.LBFGS([w], line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        loss = _least_squares(minflow, w)
+        loss.backward()
+        return loss
+    opt.step(closure)
+    a, b = np.hstack([np.arange(12.0).reshape(4, 3) / 10, np.ones((4, 1))]), [1, -1, 0.5, 2]
+    best = np.linalg.lstsq(a, b, rcond=None)[0]
+    assert _least_squares(minflow, w).item() == pytest.approx(((a @ best - b) ** 2).sum(),
+                                                              abs=1e-8)
+
+
 def test_errors():
     w = minflow.zeros(2, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="LBFGS: line_search_fn='strong_wolfe' is not"):
-        minflow.optim.LBFGS([w], line_search_fn="strong_wolfe")
+    opt = minflow.optim.LBFGS([w], line_search_fn="backtracking")
+
+    def closure():
+        opt.zero_grad()
+        loss = ((w - 1) ** 2).sum()
+        loss.backward()
+        return loss
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        opt.step(closure)
     with pytest.raises(ValueError, match="Invalid learning rate: -1"):
         minflow.optim.LBFGS([w], lr=-1)
     with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):

@@ -38,7 +38,7 @@ def test_params_as_tensors_generator_or_groups():
                                                                                   0.1, 0)
     assert second["params"] == [params[2]]
     assert set(first) == {"params", "lr", "momentum", "dampening", "weight_decay", "nesterov",
-                          "maximize", "foreach"}
+                          "maximize", "foreach", "differentiable", "fused"}   # torch's keys
 
 
 def test_add_param_group_fills_defaults():
@@ -117,7 +117,8 @@ def test_adam_beta_errors():
 
 def test_repr():
     opt = minflow.optim.SGD(_params(), lr=0.1)
-    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n    foreach: None\n"
+    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n"
+                         "    differentiable: False\n    foreach: None\n    fused: None\n"
                          "    lr: 0.1\n    maximize: False\n    momentum: 0\n"
                          "    nesterov: False\n    weight_decay: 0\n)")
 
@@ -285,3 +286,31 @@ def test_loaded_float32_state_takes_the_param_dtype_as_torch():
         dtypes.append({k: str(v.dtype).split(".")[-1] for k, v in state.items()})
     assert dtypes[0] == dtypes[1] == {"step": "float32", "eta": "float64", "mu": "float64",
                                       "ax": "float64"}
+
+
+def test_implementation_flags_are_checked_and_kept_as_torch():
+    p = [minflow.nn.Parameter(minflow.ones(2))]
+    group = minflow.optim.Adam(p, fused=True).param_groups[0]
+    assert (group["foreach"], group["capturable"], group["differentiable"], group["fused"]) \
+        == (None, False, False, True)
+    with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together"):
+        minflow.optim.SGD(p, lr=0.1, foreach=True, fused=True)
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        minflow.optim.RMSprop(p, differentiable=True)
+    with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
+        minflow.optim.Adagrad(p, lr=minflow.tensor([0.1, 0.1]))
+    with pytest.raises(ValueError, match="lr as a Tensor is not supported for capturable=False"):
+        minflow.optim.NAdam(p, lr=minflow.tensor(0.1), foreach=True)
+    with pytest.raises(ValueError, match="betas must be either both floats or both Tensors"):
+        minflow.optim.AdamW(p, betas=(minflow.tensor(0.9), 0.999))
+
+
+def test_tensor_betas_step_as_floats():
+    def run(betas):
+        w = minflow.nn.Parameter(minflow.tensor([1.0, -2.0]))
+        opt = minflow.optim.Adam([w], lr=0.1, betas=betas)
+        for _ in range(3):
+            w.grad = w.detach() * 2
+            opt.step()
+        return w.tolist()
+    assert run((minflow.tensor(0.8), minflow.tensor(0.99))) == run((0.8, 0.99))
