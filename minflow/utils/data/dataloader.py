@@ -45,6 +45,9 @@ class DataLoader:
                  generator=None, *, prefetch_factor=None, persistent_workers=False,
                  pin_memory_device=""):
         _check_workers(num_workers)
+        self.prefetch_factor = _check_worker_options(num_workers, prefetch_factor,
+                                                     persistent_workers)
+        self.persistent_workers = persistent_workers
         self.pin_memory = pin_memory
         self.pin_memory_device = pin_memory_device
         self.dataset = dataset
@@ -154,6 +157,19 @@ def pin_memory(data):
     if isinstance(data, (tuple, list)):
         return type(data)(pin_memory(item) for item in data)
     return data
+
+
+def _check_worker_options(num_workers, prefetch_factor, persistent_workers):
+    """torch's checks of the worker options; the prefetch_factor in effect."""
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError("DataLoader: prefetch_factor option could only be specified in "
+                         "multiprocessing.let num_workers > 0 to enable multiprocessing, "
+                         "otherwise set prefetch_factor to None.")
+    if prefetch_factor is not None and prefetch_factor < 0:
+        raise ValueError("DataLoader: prefetch_factor option should be non-negative")
+    if persistent_workers and num_workers == 0:
+        raise ValueError("DataLoader: persistent_workers option needs num_workers > 0")
+    return 2 if num_workers > 0 and prefetch_factor is None else prefetch_factor
 
 
 def _check_workers(num_workers):

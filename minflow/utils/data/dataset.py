@@ -70,7 +70,8 @@ class TensorDataset(Dataset):
                                  f"first dimension to index samples by")
         sizes = [t.shape[0] for t in tensors]
         if any(s != sizes[0] for s in sizes):
-            raise ValueError(f"TensorDataset: size mismatch between tensors: every tensor "
+            # NOTE: an AssertionError, as torch's (an assert there)
+            raise AssertionError(f"TensorDataset: size mismatch between tensors: every tensor "
                              f"must have the same first dimension, got shapes "
                              f"{', '.join(str(list(t.shape)) for t in tensors)}")
         self.tensors = tensors

@@ -195,6 +195,8 @@ def test_iterable_dataset_rejects_sampling_options(kwargs, message):
     ({"sampler": [0], "shuffle": True}, ValueError, "sampler option is mutually exclusive"),
     ({"batch_size": None, "drop_last": True}, ValueError, "mutually exclusive with drop_last"),
     ({"batch_size": 0}, ValueError, "batch_size should be a positive integer"),
+    ({"prefetch_factor": 2}, ValueError, "prefetch_factor option could only be specified"),
+    ({"persistent_workers": True}, ValueError, "persistent_workers option needs num_workers"),
 ])
 def test_argument_errors(kwargs, error, message):
     with pytest.raises(error, match=message):

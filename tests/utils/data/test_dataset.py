@@ -16,7 +16,7 @@ def test_tensor_dataset_items_and_len():
 
 
 def test_tensor_dataset_size_mismatch_names_shapes():
-    with pytest.raises(ValueError, match=r"same first dimension.*\[4, 3\], \[5\]"):
+    with pytest.raises(AssertionError, match=r"same first dimension.*\[4, 3\], \[5\]"):
         TensorDataset(minflow.zeros(4, 3), minflow.zeros(5))
 
 
