@@ -12,6 +12,7 @@ from .core.dtype import (bool, uint8, int8, int16, int32, int64, float16, float3
 from .core.device import (Device, device, cuda_is_available, get_default_device,
                           set_default_device)
 from .core.dtype_info import finfo, iinfo
+dtype = DType       # the class of the dtypes, as torch.dtype: isinstance(x, minflow.dtype)
 from .core.memory_format import (memory_format, contiguous_format, channels_last,
                                  channels_last_3d, preserve_format)
 from .core.flags import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,

@@ -79,10 +79,27 @@ class TensorConversion:
 
     def __float__(self):
         _refuse_lazy(self, "float")
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._python_scalar())
+
+    def __complex__(self):
+        return complex(self._python_scalar())
+
+    def _python_scalar(self):
+        # NOTE: a ValueError here, as torch (item() raises a RuntimeError)
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
+    def __contains__(self, element):
+        """``element in tensor``: whether any element equals it (a number or a tensor that
+        broadcasts against this one)."""
+        if not isinstance(element, (TensorConversion, int, float, bool)):   # Tensor or number
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you "
+                               f"passed in a {type(element)}.")
+        return bool((self == element).any())
 
     def __index__(self):
         if self.dtype.category == 2 or self._data.size != 1:

@@ -507,9 +507,12 @@ def _array_from_data(data, dtype, where):
 
 
 def _leaves_to_numpy(data):
-    """Nested lists with tensors among the leaves: the tensors as numpy arrays."""
+    """Nested lists with tensors among the leaves: each tensor as a numpy scalar. As in
+    torch, a tensor in a list is one number (of any shape, one element)."""
     if isinstance(data, Tensor):
-        return data.detach().cpu().numpy()
+        if data.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data.detach().cpu().numpy().reshape(())
     if isinstance(data, (list, tuple)) and any(isinstance(x, (Tensor, list, tuple))
                                                for x in data):
         return [_leaves_to_numpy(x) for x in data]

@@ -156,3 +156,26 @@ def test_augmented_assignment_operators_write_in_place():
     g **= 2
     g.sum().backward()
     assert f.grad.tolist() == [3.0, 4.0]
+
+
+def test_python_conversions_and_contains_as_torch():
+    # float()/int() of several elements: a ValueError (item() raises a RuntimeError)
+    with pytest.raises(ValueError, match="only one element tensors can be converted"):
+        float(minflow.ones(2))
+    with pytest.raises(RuntimeError, match="2 elements cannot be converted"):
+        minflow.ones(2).item()
+    assert complex(minflow.tensor(2.0)) == 2 + 0j
+    x = minflow.tensor([[1, 2], [3, 4]])
+    assert 3 in x and 5 not in x and minflow.tensor([2, 4]) in x
+    with pytest.raises(RuntimeError, match="only supports Tensor or scalar"):
+        "a" in x
+    assert isinstance(minflow.float16, minflow.dtype)
+
+
+def test_tensors_in_a_list_are_numbers():
+    # as torch: each tensor in a list is one number, whatever its shape
+    assert minflow.tensor([minflow.tensor([1.0]), minflow.tensor([[2.0]])]).shape == (2,)
+    mixed = minflow.tensor([minflow.tensor(1), minflow.tensor(2.5)])
+    assert mixed.dtype is minflow.float32 and mixed.tolist() == [1.0, 2.5]
+    with pytest.raises(ValueError, match="only one element tensors"):
+        minflow.tensor([minflow.ones(2), minflow.ones(2)])

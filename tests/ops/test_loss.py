@@ -397,3 +397,8 @@ def test_kl_div_is_xlogy_of_the_target():
     np.testing.assert_allclose(out(x.grad), [0.5, 0.0, -0.5], 1e-12)
     np.testing.assert_array_equal(np.isnan(out(t.grad)), [True, True, False])
     np.testing.assert_allclose(out(t.grad)[2], math.log(0.5) + 1 - 0.3, 1e-12)
+
+
+def test_binary_cross_entropy_checks_the_target_range():
+    with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
+        Fn.binary_cross_entropy(t64([0.5]), t64([2.0]))

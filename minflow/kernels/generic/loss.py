@@ -138,6 +138,9 @@ def binary_cross_entropy(xp, input, target):
     if not bool(((input >= 0) & (input <= 1)).all()):     # NaN fails too, as torch
         raise RuntimeError("binary_cross_entropy: all elements of input should be between "
                            "0 and 1")
+    if not bool(((target >= 0) & (target <= 1)).all()):
+        raise RuntimeError("binary_cross_entropy: all elements of target should be between "
+                           "0 and 1")
     with _quiet(xp):
         log_x = xp.maximum(xp.log(input), -100)
         log_1mx = xp.maximum(xp.log1p(-input), -100)
