@@ -101,7 +101,8 @@ def structure(optimizer, group):
 
     >>> opt = minflow.optim.SGD([minflow.ones(1, requires_grad=True)], momentum=0.9)
     >>> minflow.graph.optim.structure(opt, opt.param_groups[0])
-    (('nesterov', False), ('maximize', False), ('foreach', None), ('momentum != 0', True))
+    (('nesterov', False), ('maximize', False), ('foreach', None), ('differentiable', False), \
+('fused', None), ('momentum != 0', True))
     """
     fed = {attr.name for attr in scalar_attrs(optimizer.update_op)}
     items = tuple((k, _hashable(group[k])) for k in optimizer.defaults if k not in fed)
