@@ -199,6 +199,12 @@ class Node:
     def name(self):
         return self.fn.node_name(self.ctx)
 
+    @property
+    def next_functions(self):
+        """((node, output number), ...) of this node's inputs, as torch's: the producers'
+        nodes (AccumulateGrad at leaves), (None, 0) where an input needs no grad."""
+        return tuple((None, 0) if edge is None else edge for edge in self.next_edges)
+
     def __repr__(self):
         return f"<{self.name()}>"
 
@@ -241,6 +247,13 @@ class AccumulateGrad:
 
     def name(self):
         return "AccumulateGrad"
+
+    next_functions = ()
+
+    @property
+    def variable(self):
+        """The leaf tensor this node accumulates into."""
+        return self.leaf_ref()
 
     register_hook = Node.register_hook
 

@@ -413,3 +413,22 @@ def test_function_saving_its_output_is_freed_by_refcount():
     finally:
         if enabled:
             gc.enable()
+
+
+def test_next_functions_walk_the_graph_as_torch():
+    x = minflow.ones(2, requires_grad=True)
+    y = (x * minflow.ones(2)).sum()
+    (mul, nr), = y.grad_fn.next_functions
+    assert nr == 0 and mul.name() == "MulBackward0"
+    (acc, _), (absent, absent_nr) = mul.next_functions
+    assert acc.name() == "AccumulateGrad" and acc.variable is x and acc.next_functions == ()
+    assert (absent, absent_nr) == (None, 0)         # an input that needs no grad
+
+
+def test_legacy_variable_is_a_detached_tensor():
+    x = minflow.ones(2) * 2
+    v = minflow.autograd.Variable(x, requires_grad=True)
+    assert v is not x and v.is_leaf and v.requires_grad and isinstance(x, minflow.autograd.Variable)
+    assert not minflow.autograd.Variable(x).requires_grad
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+        minflow.autograd.Variable([1.0])
