@@ -339,3 +339,90 @@ def test_parameter_list_and_dict():
     assert list(pdict) == ["w", "b"] and isinstance(pdict["b"], nn.Parameter)
     with pytest.raises(RuntimeError, match="should not be called"):
         plist()
+
+
+def test_full_backward_hooks_see_and_replace_grads():
+    lin = nn.Linear(2, 1, bias=False)
+    with minflow.no_grad():
+        lin.weight.copy_(minflow.tensor([[2.0, -1.0]]))
+    seen = []
+    lin.register_full_backward_pre_hook(lambda m, go: seen.append(("pre", go[0].tolist())))
+    def hook(module, grad_input, grad_output):
+        g = grad_input[0]
+        seen.append(("hook", None if g is None else g.tolist(), grad_output[0].tolist()))
+        return None if g is None else (g * 10,)
+    lin.register_full_backward_hook(hook)
+    x = minflow.ones(3, 2, requires_grad=True)
+    (lin(x) * minflow.tensor([[1.0], [2.0], [3.0]])).sum().backward()
+    assert seen == [("pre", [[1.0], [2.0], [3.0]]),
+                    ("hook", [[2.0, -1.0], [4.0, -2.0], [6.0, -3.0]], [[1.0], [2.0], [3.0]])]
+    assert x.grad.tolist() == [[20.0, -10.0], [40.0, -20.0], [60.0, -30.0]]     # replaced
+    # an input that needs no grad: the hook still runs, with grad_input None
+    seen.clear()
+    with pytest.warns(UserWarning, match="Full backward hook is firing when gradients are "
+                                         "computed with respect to module outputs"):
+        lin(minflow.ones(1, 2)).sum().backward()
+    assert seen == [("pre", [[1.0]]), ("hook", None, [[1.0]])]
+
+
+def test_forward_hooks_with_kwargs_and_always_call():
+    class Scale(nn.Module):
+        def forward(self, x, *, factor=1.0):
+            if factor < 0:
+                raise ValueError("negative")
+            return x * factor
+    m, calls = Scale(), []
+    m.register_forward_pre_hook(lambda mod, args, kwargs: (args, {"factor": 3.0}),
+                                with_kwargs=True)
+    handle = m.register_forward_hook(lambda mod, args, kwargs, out: calls.append(kwargs),
+                                     with_kwargs=True, always_call=True)
+    assert m(minflow.ones(1), factor=2.0).item() == 3.0 and calls == [{"factor": 3.0}]
+    handle.remove()
+    failed = nn.Linear(1, 1)
+    failed.register_forward_hook(lambda mod, args, out: calls.append(out), always_call=True)
+    with pytest.raises(RuntimeError):
+        failed(minflow.ones(2))
+    assert calls[-1] is None
+
+
+def test_state_dict_hooks_and_member_lookup():
+    seq = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    assert seq.get_parameter("0.bias") is seq[0].bias
+    assert seq.get_buffer("1.running_mean") is seq[1].running_mean
+    with pytest.raises(AttributeError, match="has no parameter `scale`"):
+        seq.get_parameter("0.scale")
+    log = []
+    seq.register_state_dict_pre_hook(lambda mod, prefix, keep_vars: log.append(prefix))
+    seq[0].register_state_dict_post_hook(
+        lambda mod, sd, prefix, meta: sd.pop(prefix + "bias"))
+    assert list(seq.state_dict(prefix="m.")) == [
+        "m.0.weight", "m.1.weight", "m.1.bias", "m.1.running_mean", "m.1.running_var",
+        "m.1.num_batches_tracked"] and log == ["m."]
+    # a post hook may forgive keys before the strict check
+    seq.register_load_state_dict_post_hook(lambda mod, keys: keys.missing_keys.clear())
+    result = seq.load_state_dict({"0.weight": minflow.ones(2, 2)})
+    assert repr(result) == "<All keys matched successfully>"
+
+
+def test_backward_hooks_match_torch_on_a_conv_net():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 1, 5, 5))
+    weights = [rng.standard_normal((3, 1, 3, 3)), rng.standard_normal(3),
+               rng.standard_normal((2, 27)), rng.standard_normal(2)]
+
+    def run(lib):
+        net = lib.nn.Sequential(lib.nn.Conv2d(1, 3, 3), lib.nn.ReLU(), lib.nn.Flatten(),
+                                lib.nn.Linear(27, 2)).double()
+        with lib.no_grad():
+            for p, w in zip(net.parameters(), weights):
+                p.copy_(lib.tensor(w))
+        seen = []
+        net[1].register_full_backward_hook(        # Grad-CAM's hook: the activation's grads
+            lambda m, gi, go: seen.append([gi[0].numpy().copy(), go[0].numpy().copy()]))
+        net[3].register_full_backward_pre_hook(lambda m, go: (go[0] * 2,))
+        inp = lib.tensor(x, requires_grad=True)
+        net(inp)[:, 1].sum().backward()
+        return seen[0] + [inp.grad.numpy()]
+    for ours, theirs in zip(run(minflow), run(torch)):
+        np.testing.assert_allclose(ours, theirs, 1e-12)

@@ -15,8 +15,9 @@ from ..parameter import Parameter
 __all__ = ["state_dict", "load_state_dict", "IncompatibleKeys"]
 
 
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns: the keys it did not find, and those it did not use."""
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it did not find, and those it did not use
+    (torch's name, which its repr shows)."""
 
     __slots__ = ()
 
@@ -26,6 +27,9 @@ class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpect
         return super().__repr__()
 
     __str__ = __repr__
+
+
+IncompatibleKeys = _IncompatibleKeys
 
 
 def _own_state(module):
@@ -45,15 +49,26 @@ def state_dict(module, destination, prefix, keep_vars):
     if destination is None:
         destination = OrderedDict()
         destination._metadata = OrderedDict()
+    for hook in tuple(_hooks(module, "_state_dict_pre_hooks")):
+        hook(module, prefix, keep_vars)
     metadata = getattr(destination, "_metadata", None)
+    local_metadata = {"version": module._version}
     if metadata is not None:
-        metadata[prefix[:-1]] = {"version": module._version}
+        metadata[prefix[:-1]] = local_metadata
     module._save_to_state_dict(destination, prefix, keep_vars)
     for name, child in module._modules.items():
         if child is not None:
             child.state_dict(destination=destination, prefix=prefix + name + ".",
                              keep_vars=keep_vars)
+    for hook in tuple(_hooks(module, "_state_dict_hooks")):
+        result = hook(module, destination, prefix, local_metadata)
+        if result is not None:      # the older hook API may return a new dict
+            destination = result
     return destination
+
+
+def _hooks(module, registry):
+    return module.__dict__.get(registry, {}).values()
 
 
 def load_own(module, state, prefix, local_metadata, strict, missing, unexpected, errors):
@@ -99,8 +114,10 @@ def load_state_dict(module, state, strict, assign):
 
     def load(mod, local, prefix):
         local_metadata = dict(metadata.get(prefix[:-1], {}), assign=assign)
-        for hook in tuple(mod.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+        for hook in tuple(_hooks(mod, "_load_state_dict_pre_hooks")):
             hook(local, prefix, local_metadata, True, missing, unexpected, errors)
+        for hook in tuple(_hooks(mod, "_load_state_dict_pre_hooks_with_module")):
+            hook(mod, local, prefix, local_metadata, True, missing, unexpected, errors)
         mod._load_from_state_dict(local, prefix, local_metadata, True, missing, unexpected,
                                   errors)
         for name, child in mod._modules.items():
@@ -108,7 +125,12 @@ def load_state_dict(module, state, strict, assign):
                 child_prefix = prefix + name + "."
                 load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)},
                      child_prefix)
+        for hook in tuple(_hooks(mod, "_load_state_dict_post_hooks")):
+            if hook(mod, keys) is not None:
+                raise RuntimeError("load_state_dict post hooks should return None (they may "
+                                   "change the incompatible keys in place)")
 
+    keys = _IncompatibleKeys(missing, unexpected)
     load(module, dict(state), "")
     if strict:
         if unexpected:
@@ -120,4 +142,4 @@ def load_state_dict(module, state, strict, assign):
     if errors:
         raise RuntimeError(f"Error(s) in loading state_dict for {type(module).__name__}:\n\t"
                            + "\n\t".join(errors))
-    return IncompatibleKeys(missing, unexpected)
+    return keys

@@ -12,6 +12,7 @@ from ...core.grad_mode import no_grad
 from ...core.tensor import Tensor
 from ..parameter import Buffer, Parameter
 from . import _state_dict
+from ._backward_hooks import call_with_backward_hooks
 from ._hooks import RemovableHandle
 
 __all__ = ["Module"]
@@ -47,21 +48,50 @@ class Module:
         d["_modules"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                                   f'"forward" function')
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
-        for hook in tuple(self._forward_pre_hooks.values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook in tuple(self._forward_hooks.values()):
-            result = hook(self, args, output)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        """forward with the pre-hooks before, the hooks after and the backward hooks
+        around it, as torch's Module._call_impl."""
+        with_kwargs = self.__dict__.get("_hooks_with_kwargs", ())
+        for hook_id, hook in tuple(self._forward_pre_hooks.items()):
+            if hook_id in with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(f"forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        try:
+            if self._backward_hooks or self._backward_pre_hooks:
+                output = call_with_backward_hooks(self, self.forward, args, kwargs)
+            else:
+                output = self.forward(*args, **kwargs)
+        except Exception:
+            always = self.__dict__.get("_hooks_always_called", ())
+            for hook_id, hook in tuple(self._forward_hooks.items()):
+                if hook_id in always:
+                    (hook(self, args, kwargs, None) if hook_id in with_kwargs
+                     else hook(self, args, None))
+            raise
+        for hook_id, hook in tuple(self._forward_hooks.items()):
+            result = (hook(self, args, kwargs, output) if hook_id in with_kwargs
+                      else hook(self, args, output))
             if result is not None:
                 output = result
         return output
@@ -272,8 +302,32 @@ class Module:
         """Call ``hook(state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)`` before this module loads its entries: it may rewrite
         the keys in place (e.g. to read an older checkpoint format)."""
-        hooks = self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict())
-        return RemovableHandle.add(hooks, hook)
+        return self._add_state_hook("_load_state_dict_pre_hooks", hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """Call ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module loads its entries."""
+        return self._add_state_hook("_load_state_dict_pre_hooks_with_module", hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """Call ``hook(module, incompatible_keys)`` once this module and its children are
+        loaded; it may change ``missing_keys`` / ``unexpected_keys`` in place before the
+        strict check."""
+        return self._add_state_hook("_load_state_dict_post_hooks", hook)
+
+    def register_state_dict_pre_hook(self, hook):
+        """Call ``hook(module, prefix, keep_vars)`` before this module's state_dict."""
+        return self._add_state_hook("_state_dict_pre_hooks", hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """Call ``hook(module, state_dict, prefix, local_metadata)`` after this module's
+        entries are in ``state_dict``; it may change them in place."""
+        return self._add_state_hook("_state_dict_hooks", hook)
+
+    _register_state_dict_hook = register_state_dict_post_hook
+
+    def _add_state_hook(self, registry, hook):
+        return RemovableHandle.add(self.__dict__.setdefault(registry, OrderedDict()), hook)
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         _state_dict.save_own(self, destination, prefix, keep_vars)
@@ -412,12 +466,58 @@ class Module:
         return self.to(dtypes.float16)
 
     # -- hooks ---------------------------------------------------------------------
-    def register_forward_pre_hook(self, hook, *, prepend=False):
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """Call ``hook(module, args)`` before each forward; a non-None result replaces
-        the positional args. Returns a handle whose ``remove()`` unregisters it."""
-        return RemovableHandle.add(self._forward_pre_hooks, hook, prepend)
+        the positional args. With ``with_kwargs``: ``hook(module, args, kwargs)``, returning
+        None or (args, kwargs). Returns a handle whose ``remove()`` unregisters it."""
+        handle = RemovableHandle.add(self._forward_pre_hooks, hook, prepend)
+        if with_kwargs:
+            self._hook_flags("_hooks_with_kwargs", handle)
+        return handle
 
-    def register_forward_hook(self, hook, *, prepend=False):
+    def _hook_flags(self, name, handle):
+        """Mark the hook of ``handle`` in the id set ``name`` (kept until it is removed)."""
+        flags = self.__dict__.setdefault(name, set())
+        flags.add(handle.id)
+        handle.extra_dicts.append(flags)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients of the
+        module's inputs have been computed: one entry per positional arg (None for
+        non-tensors), and per output tensor. A non-None result replaces grad_input.
+
+        >>> lin, seen = minflow.nn.Linear(2, 1), []
+        >>> _ = lin.register_full_backward_hook(lambda m, gi, go: seen.append(go[0].shape))
+        >>> lin(minflow.ones(3, 2, requires_grad=True)).sum().backward()
+        >>> seen
+        [minflow.Size([3, 1])]
+        """
+        return RemovableHandle.add(self._backward_hooks, hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """Call ``hook(module, grad_output)`` when the gradients of the module's outputs
+        have been computed, before those of its inputs; a non-None result replaces
+        grad_output."""
+        return RemovableHandle.add(self._backward_pre_hooks, hook, prepend)
+
+    def get_parameter(self, target):
+        """The parameter at dotted path ``target`` ("layer.0.weight")."""
+        return self._get_member(target, "_parameters", "parameter")
+
+    def get_buffer(self, target):
+        """The buffer at dotted path ``target`` ("bn.running_mean")."""
+        return self._get_member(target, "_buffers", "buffer")
+
+    def _get_member(self, target, registry, what):
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if name not in getattr(module, registry):
+            raise AttributeError(f"{type(module).__name__} has no {what} `{name}` (looking up "
+                                 f"{target!r})")
+        return getattr(module, registry)[name]
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
+                              always_call=False):
         """Call ``hook(module, args, output)`` after each forward; a non-None result
         replaces the output. Returns a handle whose ``remove()`` unregisters it.
 
@@ -427,8 +527,16 @@ class Module:
         [0.0, 6.0]
         >>> handle.remove(); m(minflow.tensor([-1.0, 3.0])).tolist()
         [0.0, 3.0]
+
+        With ``with_kwargs`` the hook is ``hook(module, args, kwargs, output)``; with
+        ``always_call`` it also runs (with output None) when forward raises.
         """
-        return RemovableHandle.add(self._forward_hooks, hook, prepend)
+        handle = RemovableHandle.add(self._forward_hooks, hook, prepend)
+        if with_kwargs:
+            self._hook_flags("_hooks_with_kwargs", handle)
+        if always_call:
+            self._hook_flags("_hooks_always_called", handle)
+        return handle
 
     # -- repr ---------------------------------------------------------------------
     def extra_repr(self):
