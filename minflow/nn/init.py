@@ -60,6 +60,9 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
     >>> bool(w.min() >= -2.0) and bool(w.max() < 3.0)
     True
     """
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={a} > to={b}")
     u = F.rand(size=tuple(tensor.shape), generator=generator, dtype=tensor.dtype,
                device=tensor.device)
     return _fill_from(tensor, u * (b - a) + a)
@@ -72,6 +75,8 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
     >>> abs(w.mean().item() - 1.0) < 0.05, abs(w.std().item() - 0.5) < 0.05
     (True, True)
     """
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     z = F.randn(size=tuple(tensor.shape), generator=generator, dtype=tensor.dtype,
                 device=tensor.device)
     return _fill_from(tensor, z * std + mean)
@@ -176,9 +181,11 @@ def _calculate_fan_in_and_fan_out(tensor):
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
 
-def _fan(tensor, mode):
+def _calculate_correct_fan(tensor, mode):
+    """fan_in or fan_out, by ``mode`` (torch's name for it)."""
     if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+        raise ValueError(f"Mode {mode} not supported, please use one of "
+                         f"['fan_in', 'fan_out']")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -210,7 +217,7 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
     if 0 in tuple(tensor.shape):
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         return None
-    return calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
 
 
 def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
