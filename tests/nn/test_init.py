@@ -143,9 +143,9 @@ def test_deprecated_aliases_warn_as_torch(old):
 
 def test_range_and_std_checks_and_correct_fan_as_torch():
     with pytest.raises(RuntimeError, match=r"found from=3 > to=1"):
-        nn.init.uniform_(minflow.empty(2), 3, 1)
+        init.uniform_(minflow.empty(2), 3, 1)
     with pytest.raises(RuntimeError, match="normal expects std >= 0.0, but found std -1"):
-        nn.init.normal_(minflow.empty(2), std=-1)
-    assert nn.init._calculate_correct_fan(minflow.empty(3, 4, 5), "fan_out") == 15
+        init.normal_(minflow.empty(2), std=-1)
+    assert init._calculate_correct_fan(minflow.empty(3, 4, 5), "fan_out") == 15
     with pytest.raises(ValueError, match=r"Mode fan_avg not supported"):
-        nn.init._calculate_correct_fan(minflow.empty(3, 4), "fan_avg")
+        init._calculate_correct_fan(minflow.empty(3, 4), "fan_avg")
