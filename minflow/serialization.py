@@ -11,14 +11,19 @@ A file is::
 
 In the header, JSON null, true/false, ints, finite floats and strings stand for themselves;
 anything else is an object with one tag key: {"list": [...]}, {"tuple": [...]},
-{"dict": [[key, value], ...]}, {"odict": [...]} (OrderedDict), {"tensor": i} (record i),
-{"float": "nan" | "inf" | "-inf"}, {"dtype": "float32"}, {"device": "cuda:0"}.
+{"dict": [[key, value], ...]}, {"odict": [...]} (OrderedDict), {"set": [...]},
+{"frozenset": [...]}, {"tensor": i} (record i), {"float": "nan" | "inf" | "-inf"},
+{"complex": [re, im]}, {"bytes": "<base64>"}, {"size": [...]} (minflow.Size),
+{"dtype": "float32"}, {"device": "cuda:0"}, {"ndarray": i} (record i, loaded as a numpy
+array), {"npscalar": ["float32", value]} (a numpy scalar).
 
 What is kept: container types and key types (str, int and other supported scalars), tensor
-dtype, shape, values, recorded device, and ``requires_grad`` of leaf tensors. Tensor
-subclasses (``nn.Parameter``) load as plain tensors. Views are saved as their values: shared
-storage is not preserved, except that one tensor object saved twice loads as one object.
+dtype, shape, values, recorded device, ``requires_grad`` of leaf tensors, and whether a
+tensor is an ``nn.Parameter``. Views are saved as their values: shared storage is not
+preserved, except that one tensor object saved twice loads as one object. Objects of other
+classes (a whole module, a namedtuple) are refused: loading them would run their code.
 """
+import base64
 import json
 import math
 import os
@@ -32,12 +37,13 @@ import numpy as np
 from .core import dtype as dtypes
 from .core.device import Device, check_available, to_numpy
 from .core.namespace import F
-from .core.tensor import Tensor
+from .core.tensor import Size, Tensor
 
 __all__ = ["save", "load", "SerializationError"]
 
 MAGIC = b"\x89MINFLW\n"
-VERSION = 1
+VERSION = 2            # 2 added sets, bytes, complex, Size, numpy values and parameters
+_READABLE = (1, 2)
 END = b"MFND"
 ALIGN = 64
 _PRELUDE = struct.Struct("<8sIQI")
@@ -109,6 +115,7 @@ class _Encoder:
         self.tensors = []               # (tensor, record)
         self._tensor_index = {}         # id(tensor) -> record index
         self._open = set()              # ids of the containers being encoded (cycles)
+        self._keep = []
         self._size = 0
 
     def header(self, obj):
@@ -128,6 +135,17 @@ class _Encoder:
             return {"dtype": obj.name}
         if kind is Device:
             return {"device": str(obj)}
+        if kind is complex:
+            return {"complex": [self.encode(obj.real, where), self.encode(obj.imag, where)]}
+        if kind is bytes:
+            return {"bytes": base64.b64encode(obj).decode("ascii")}
+        if kind.__name__ == "Size" and isinstance(obj, tuple) and kind.__module__.startswith(
+                "minflow"):
+            return {"size": list(obj)}
+        if kind is np.ndarray or isinstance(obj, np.generic):
+            return self._encode_numpy(obj, where)
+        if kind in (set, frozenset):
+            return {kind.__name__: [self.encode(x, f"{where}{{...}}") for x in obj]}
         if kind in (list, tuple, dict, OrderedDict):
             if id(obj) in self._open:
                 raise ValueError(f"minflow.save: {where} contains itself (a reference "
@@ -138,8 +156,21 @@ class _Encoder:
             finally:
                 self._open.discard(id(obj))
         raise TypeError(f"minflow.save: cannot save object of type {kind.__name__} at "
-                        f"{where}; supported: tensors, dict, OrderedDict, list, tuple, int, "
-                        f"float, bool, str, None, minflow dtypes and devices")
+                        f"{where}; supported: tensors, numpy arrays and scalars, dict, "
+                        f"OrderedDict, list, tuple, set, int, float, complex, bool, str, "
+                        f"bytes, None, minflow dtypes, devices and Sizes (save a module's "
+                        f"state_dict(), not the module)")
+
+    def _encode_numpy(self, obj, where):
+        try:
+            dtype = dtypes.from_numpy_dtype(obj.dtype)
+        except TypeError:
+            raise TypeError(f"minflow.save: cannot save the numpy {type(obj).__name__} of "
+                            f"dtype {obj.dtype} at {where}: no minflow dtype holds it") from None
+        if isinstance(obj, np.generic):
+            return {"npscalar": [dtype.name, self.encode(obj.item(), where)]}
+        return {"ndarray": self._add_tensor(Tensor._make(np.ascontiguousarray(obj), dtype,
+                                                          Device("cpu")), where, keep=obj)}
 
     def _encode_container(self, obj, kind, where):
         if kind in (list, tuple):
@@ -156,9 +187,12 @@ class _Encoder:
                           self.encode(value, key_path)])
         return {"odict" if kind is OrderedDict else "dict": items}
 
-    def _add_tensor(self, t, where):
-        if id(t) in self._tensor_index:
-            return self._tensor_index[id(t)]
+    def _add_tensor(self, t, where, keep=None):
+        """The record index of ``t``; ``keep``: the object whose id stands for it (a numpy
+        array saved through a tensor made here)."""
+        key = id(t if keep is None else keep)
+        if key in self._tensor_index:
+            return self._tensor_index[key]
         if t.device.type == "meta":
             raise TypeError(f"minflow.save: cannot save the meta tensor at {where}: it has "
                             f"no data")
@@ -167,10 +201,13 @@ class _Encoder:
         record = {"dtype": t.dtype.name, "shape": list(t.shape), "device": str(t.device),
                   "requires_grad": t.requires_grad and t.is_leaf,
                   "offset": offset, "nbytes": nbytes}
+        if type(t).__name__ == "Parameter":
+            record["parameter"] = True
         self._size = offset + nbytes
-        self._tensor_index[id(t)] = len(self.tensors)
+        self._tensor_index[key] = len(self.tensors)
         self.tensors.append((t, record))
-        return self._tensor_index[id(t)]
+        self._keep.append(keep)             # alive while its id is a key
+        return self._tensor_index[key]
 
 
 def _write(out, header, tensors):
@@ -203,7 +240,7 @@ def _little_endian_bytes(t):
 
 # -- load --------------------------------------------------------------------------------
 
-def load(f, map_location=None, weights_only=None):
+def load(f, map_location=None, weights_only=None, *, mmap=None):
     """Load an object saved by ``minflow.save`` from a path or a binary file object.
 
     ``map_location`` decides where tensors go, as in torch: None (the device each was
@@ -212,6 +249,8 @@ def load(f, map_location=None, weights_only=None):
     "cuda:0"}``), or a callable ``fn(cpu_tensor, saved_device_name)`` returning the tensor
     to use, or None for the default. The format holds only data, so loading never runs
     code; ``weights_only`` is accepted for torch compatibility and changes nothing.
+    ``mmap=True`` (``f`` a path) maps the file instead of reading it: cpu tensors are
+    copy-on-write views of its pages (the checksum is still verified).
 
     >>> import io, collections
     >>> buffer = io.BytesIO()
@@ -224,7 +263,12 @@ def load(f, map_location=None, weights_only=None):
     """
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:
-            return _Reader(stream, repr(os.fspath(f))).load(map_location)
+            reader = _Reader(stream, repr(os.fspath(f)))
+            reader.mapped_path = os.fspath(f) if mmap else None
+            return reader.load(map_location)
+    if mmap:
+        raise ValueError("minflow.load: f must be a file path in order to use the mmap "
+                         "argument")
     name = getattr(f, "name", None)
     return _Reader(f, repr(name) if isinstance(name, str) else "<file object>").load(
         map_location)
@@ -232,6 +276,8 @@ def load(f, map_location=None, weights_only=None):
 
 class _Reader:
     """Reads one file; every error names the file and what is wrong with it."""
+
+    mapped_path = None      # read the tensor data by mapping this file (mmap=True)
 
     def __init__(self, stream, name):
         self.stream, self.name = stream, name
@@ -269,10 +315,11 @@ class _Reader:
         if len(prelude) < _PRELUDE.size:
             raise self.fail(f"is truncated: it ends inside the {_PRELUDE.size}-byte prelude")
         _, version, length, crc = _PRELUDE.unpack(prelude)
-        if version != VERSION:
+        if version not in _READABLE:
             newer = "newer than this minflow reads; upgrade minflow" if version > VERSION \
                 else "which does not exist"
-            raise self.fail(f"has format version {version}, {newer} (expected {VERSION})")
+            raise self.fail(f"has format version {version}, {newer} (expected one of "
+                            f"{list(_READABLE)})")
         self._check_size(length, "header")
         text = self._read_exact(length, "header")
         if zlib.crc32(text) != crc:
@@ -302,6 +349,8 @@ class _Reader:
 
     def _read_data(self, records, data_size):
         self._check_size(data_size + _TRAILER.size, "tensor data")
+        if self.mapped_path is not None:
+            return self._map_data(records, data_size)
         arrays, position, crc = [], 0, 0
         for i, record in enumerate(records):
             array = _empty_array(record, i)
@@ -314,12 +363,30 @@ class _Reader:
             position = record["offset"] + array.nbytes
             arrays.append(array.astype(array.dtype.newbyteorder("="), copy=False))
         crc = zlib.crc32(self._read_exact(data_size - position, "padding"), crc)
-        stored_crc, end = _TRAILER.unpack(self._read_exact(_TRAILER.size, "trailer"))
+        self._check_trailer(self._read_exact(_TRAILER.size, "trailer"), crc)
+        return arrays
+
+    def _map_data(self, records, data_size):
+        """The tensors as copy-on-write views of the mapped data section."""
+        mapped = np.memmap(self.mapped_path, np.uint8, "c", self.stream.tell(),
+                           (data_size + _TRAILER.size,))
+        arrays = []
+        for i, record in enumerate(records):
+            shape, dtype = _layout(record, i)
+            start, end = record["offset"], record["offset"] + record["nbytes"]
+            if start < 0 or end > data_size:
+                raise ValueError(f"tensor {i} lies outside the data section")
+            array = mapped[start:end].view(dtype).reshape(shape)
+            arrays.append(array.astype(array.dtype.newbyteorder("="), copy=False))
+        self._check_trailer(bytes(mapped[data_size:]), zlib.crc32(mapped[:data_size]))
+        return arrays
+
+    def _check_trailer(self, trailer, crc):
+        stored_crc, end = _TRAILER.unpack(trailer)
         if end != END:
             raise self.fail("is corrupt: the end marker is missing")
         if stored_crc != crc:
             raise self.fail("is corrupt: the tensor data's checksum does not match")
-        return arrays
 
     def _read_into(self, view, what):
         readinto = getattr(self.stream, "readinto", None)
@@ -344,7 +411,8 @@ def _describe(start):
     return f"it starts with {start[:8]!r}, not {MAGIC!r}"
 
 
-def _empty_array(record, i):
+def _layout(record, i):
+    """(shape, little-endian numpy dtype) of record ``i``, checked."""
     name, shape = record["dtype"], record["shape"]
     if type(record["requires_grad"]) is not bool:
         raise ValueError(f"tensor {i} has a non-boolean requires_grad")
@@ -359,7 +427,11 @@ def _empty_array(record, i):
     dtype = dtypes.as_dtype(name).np.newbyteorder("<")
     if math.prod(shape) * dtype.itemsize != record["nbytes"]:
         raise ValueError(f"tensor {i}: {record['nbytes']} bytes do not fit shape {shape}")
-    return np.empty(shape, dtype)
+    return shape, dtype
+
+
+def _empty_array(record, i):
+    return np.empty(*_layout(record, i))
 
 
 def _place(array, record, map_location, file_name):
@@ -379,6 +451,9 @@ def _place(array, record, map_location, file_name):
         target = saved if map_location is None else map_location
     if target is not None:
         t = _to_device(t, Device(target), saved, file_name)
+    if record.get("parameter"):
+        from .nn.parameter import Parameter
+        return Parameter(t, requires_grad=record["requires_grad"])
     if record["requires_grad"] and t.is_leaf and t.dtype.is_floating_point:
         t.requires_grad_(True)
     return t
@@ -417,4 +492,17 @@ def _decode(node, tensors):
         return dtypes.as_dtype(value)
     if tag == "device":
         return Device(value)
+    if tag in ("set", "frozenset"):
+        items = (_decode(x, tensors) for x in value)
+        return set(items) if tag == "set" else frozenset(items)
+    if tag == "complex":
+        return complex(_decode(value[0], tensors), _decode(value[1], tensors))
+    if tag == "bytes":
+        return base64.b64decode(value.encode("ascii"), validate=True)
+    if tag == "size":
+        return Size(value)
+    if tag == "ndarray":
+        return to_numpy(tensors[value].detach()._data)
+    if tag == "npscalar":
+        return dtypes.as_dtype(value[0]).np.type(_decode(value[1], tensors))
     raise ValueError(f"unknown tag {tag!r}")
