@@ -13,9 +13,9 @@ skips steps whose gradients overflowed. A typical step:
 >>> scaler.step(opt)
 >>> scaler.update()
 """
-from .autocast_mode import (autocast, get_autocast_dtype, is_autocast_available,
-                            is_autocast_enabled)
+from .autocast_mode import (autocast, custom_bwd, custom_fwd, get_autocast_dtype,
+                            is_autocast_available, is_autocast_enabled)
 from .grad_scaler import GradScaler
 
 __all__ = ["autocast", "GradScaler", "is_autocast_available", "is_autocast_enabled",
-           "get_autocast_dtype"]
+           "get_autocast_dtype", "custom_fwd", "custom_bwd"]

@@ -18,7 +18,8 @@ from ..core import dtype as dtypes
 from ..core.autocast import state
 from ..core.device import cuda_is_available
 
-__all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype"]
+__all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype",
+           "custom_fwd", "custom_bwd"]
 
 _DEVICE_TYPES = ("cpu", "cuda")
 _DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": dtypes.float16}
@@ -131,3 +132,81 @@ class autocast:
             with autocast(self.device, self.fast_dtype, self._enabled, self._cache_enabled):
                 return fn(*args, **kwargs)
         return wrapper
+
+
+# ---- custom autograd Functions under autocast -------------------------------------------
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorator for the ``forward`` of a custom ``autograd.Function`` under autocast.
+
+    With ``cast_inputs`` (a dtype), inside an autocast region for ``device_type`` the
+    floating tensors among the arguments are cast to it and ``forward`` runs with autocast
+    off; without it, ``forward`` runs in the current autocast state, which ``custom_bwd``
+    then restores for ``backward``. Outside autocast it changes nothing.
+
+    >>> class Square(minflow.autograd.Function):
+    ...     @staticmethod
+    ...     @minflow.amp.custom_fwd(device_type="cpu", cast_inputs=minflow.float32)
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     @minflow.amp.custom_bwd(device_type="cpu")
+    ...     def backward(ctx, grad):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 2 * x * grad
+    >>> with minflow.autocast("cpu", dtype=minflow.float16):
+    ...     Square.apply(minflow.ones(2, dtype=minflow.float16)).dtype
+    minflow.float32
+    """
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        ctx, enabled = args[0], is_autocast_enabled(device_type)
+        ctx._dtype = state.active[device_type] if enabled else None
+        if cast_inputs is None or not enabled:
+            ctx._fwd_used_autocast = enabled and cast_inputs is None
+            return fwd(*args, **kwargs)
+        ctx._fwd_used_autocast = False
+        with autocast(device_type, enabled=False):
+            return fwd(*_cast(args, device_type, cast_inputs),
+                       **_cast(kwargs, device_type, cast_inputs))
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorator for the ``backward`` of a custom ``autograd.Function``: it runs in the
+    autocast state its ``custom_fwd`` forward ran in (backward otherwise runs without
+    autocast)."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        ctx = args[0]
+        used = getattr(ctx, "_fwd_used_autocast", False)
+        with autocast(device_type, dtype=getattr(ctx, "_dtype", None) or dtypes.float16,
+                      enabled=used):
+            return bwd(*args, **kwargs)
+    return decorate_bwd
+
+
+def _cast(value, device_type, dtype):
+    """Floating tensors on ``device_type`` in ``value`` (nested containers too) cast to
+    ``dtype``."""
+    from ..core.tensor import Tensor
+    if isinstance(value, Tensor):
+        if value.dtype.is_floating_point and value.device.type == device_type:
+            return value.to(dtype)
+        return value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(v, device_type, dtype) for v in value)
+    if isinstance(value, dict):
+        return {k: _cast(v, device_type, dtype) for k, v in value.items()}
+    return value

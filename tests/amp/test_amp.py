@@ -240,3 +240,42 @@ def test_disabled_grad_scaler_passes_through():
     assert restored.state_dict() == state
     with pytest.raises(RuntimeError, match="source state dict is empty"):
         restored.load_state_dict({})
+
+
+def _square_function(**fwd_options):
+    seen = []
+
+    class Square(minflow.autograd.Function):
+        @staticmethod
+        @minflow.amp.custom_fwd(device_type="cpu", **fwd_options)
+        def forward(ctx, x):
+            seen.append(("forward", x.dtype, minflow.is_autocast_enabled("cpu")))
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @minflow.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, grad):
+            seen.append(("backward", minflow.is_autocast_enabled("cpu")))
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad
+    return Square, seen
+
+
+def test_custom_fwd_casts_inputs_and_custom_bwd_restores_autocast():
+    square, seen = _square_function(cast_inputs=minflow.float32)
+    x = minflow.ones(2, dtype=minflow.float16, requires_grad=True)
+    with minflow.autocast("cpu", dtype=minflow.float16):
+        y = square.apply(x)
+    y.sum().backward()
+    # cast_inputs: float32 inputs, forward and backward without autocast
+    assert seen == [("forward", minflow.float32, False), ("backward", False)]
+    assert y.dtype is minflow.float32 and x.grad.tolist() == [2.0, 2.0]
+    square, seen = _square_function()
+    with minflow.autocast("cpu", dtype=minflow.float16):
+        y = square.apply(minflow.ones(2, requires_grad=True))
+    y.sum().backward()
+    # without cast_inputs: backward runs under the forward's autocast state
+    assert seen == [("forward", minflow.float32, True), ("backward", True)]
+    with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+        minflow.amp.custom_fwd(device_type=None)
