@@ -71,3 +71,12 @@ def test_parameters_to_vector_round_trip():
     assert m.weight.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and m.bias.tolist() == [6, 7]
     with pytest.raises(ValueError, match="vec has 3 elements, the parameters 8"):
         vector_to_parameters(minflow.ones(3), m.parameters())
+
+
+def test_deprecated_clip_grad_norm_warns_and_clips():
+    p = minflow.nn.Parameter(minflow.ones(2))
+    p.grad = minflow.ones(2) * 3
+    with pytest.warns(FutureWarning, match="clip_grad_norm is now deprecated"):
+        total = minflow.nn.utils.clip_grad_norm([p], 1.0)
+    assert total.item() == pytest.approx(18 ** 0.5)
+    np.testing.assert_allclose(p.grad.numpy(), [0.5 ** 0.5] * 2, rtol=1e-5)

@@ -1,11 +1,13 @@
 """Gradient clipping: rescale all grads to a maximum total norm, or clamp each value."""
 import math
+import warnings
 
 from ...core.grad_mode import no_grad
 from ...core.namespace import F
 from ...core.tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
+           "clip_grads_with_norm_"]
 
 
 def _grads(parameters):
@@ -93,3 +95,11 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     with no_grad():
         for g in _grads(parameters):
             g.clamp_(-clip_value, clip_value)
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
+                   foreach=None):
+    """``clip_grad_norm_`` under its deprecated name (warns, as torch)."""
+    warnings.warn("minflow.nn.utils.clip_grad_norm is now deprecated in favor of "
+                  "minflow.nn.utils.clip_grad_norm_.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
