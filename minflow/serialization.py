@@ -59,12 +59,15 @@ class SerializationError(RuntimeError):
 
 # -- save --------------------------------------------------------------------------------
 
-def save(obj, f):
+def save(obj, f, pickle_module=None, pickle_protocol=None,
+         _use_new_zipfile_serialization=True, _disable_byteorder_record=False):
     """Save ``obj`` (nested dicts, lists, tuples, tensors, numbers, strings, None) to ``f``.
 
     ``f`` is a path (str or os.PathLike), written atomically: the data goes to a temporary
     file in the same directory, is flushed to disk, then renamed onto ``f``, so a failed
     save never leaves a partial file under that name. ``f`` may also be a binary file object.
+    torch's pickle and zipfile options are accepted and have no effect (the format has no
+    pickle; a ``pickle_module`` is refused).
 
     >>> import io
     >>> buffer = io.BytesIO()
@@ -73,6 +76,7 @@ def save(obj, f):
     >>> minflow.load(buffer)
     {'w': tensor([1., 1.]), 'step': 3, 'lr': [0.1, 0.01]}
     """
+    _no_pickle(pickle_module, "save")
     encoder = _Encoder()
     header = encoder.header(obj)
     if not isinstance(f, (str, os.PathLike)):
@@ -240,7 +244,13 @@ def _little_endian_bytes(t):
 
 # -- load --------------------------------------------------------------------------------
 
-def load(f, map_location=None, weights_only=None, *, mmap=None):
+def _no_pickle(pickle_module, where):
+    if pickle_module is not None:
+        raise ValueError(f"minflow.{where}: pickle_module is not supported: minflow's "
+                         f"checkpoints hold data only, never pickles")
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None):
     """Load an object saved by ``minflow.save`` from a path or a binary file object.
 
     ``map_location`` decides where tensors go, as in torch: None (the device each was
@@ -261,6 +271,7 @@ def load(f, map_location=None, weights_only=None, *, mmap=None):
     >>> type(out["model"]).__name__, out["model"]["bias"], out["opt"]
     ('OrderedDict', tensor([0., 0.], dtype=minflow.float16), {0: {'step': 10}})
     """
+    _no_pickle(pickle_module, "load")
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:
             reader = _Reader(stream, repr(os.fspath(f)))

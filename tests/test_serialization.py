@@ -466,3 +466,14 @@ def test_huge_claimed_size_fails_before_allocating():
               "data_size": 2 ** 42}
     with pytest.raises(SerializationError, match="truncated: its tensor data needs"):
         minflow.load(_file_with_header(header, bytes(8)))
+
+
+def test_torch_pickle_options_are_accepted_or_refused_clearly(tmp_path):
+    path = tmp_path / "ckpt.mf"
+    minflow.save({"w": minflow.ones(1)}, path, pickle_protocol=4,
+                 _use_new_zipfile_serialization=False)
+    assert minflow.load(path)["w"].tolist() == [1.0]
+    with pytest.raises(ValueError, match="pickle_module is not supported"):
+        minflow.save({}, path, pickle_module=pickle)
+    with pytest.raises(ValueError, match="pickle_module is not supported"):
+        minflow.load(path, pickle_module=pickle)

@@ -89,7 +89,7 @@ def get_default_dtype():
     return _default_float[0]
 
 
-def set_default_dtype(dtype):
+def set_default_dtype(d):
     """Set the default floating dtype (float16, float32 or float64).
 
     >>> minflow.set_default_dtype(minflow.float64)
@@ -97,7 +97,7 @@ def set_default_dtype(dtype):
     minflow.float64
     >>> minflow.set_default_dtype(minflow.float32)
     """
-    dtype = as_dtype(dtype)
+    dtype = as_dtype(d)
     if not dtype.is_floating_point:
         raise TypeError(f"set_default_dtype: expected a floating dtype, got {dtype}")
     _default_float[0] = dtype

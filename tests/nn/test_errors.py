@@ -84,3 +84,9 @@ def _mha():
 def _self_attn(**kwargs):
     x = minflow.ones(4, 2, 8)
     return _mha()(x, x, x, **kwargs)
+
+
+def test_hardtanh_takes_the_deprecated_keyword_names():
+    with pytest.warns(FutureWarning, match="`min_value` is deprecated and renamed to `min_val`"):
+        layer = nn.Hardtanh(min_value=-2.0, max_val=2.0)
+    assert (layer.min_val, layer.max_val) == (-2.0, 2.0)

@@ -2,6 +2,8 @@
 
 (MultiheadAttention, which PyTorch also files under activations, is in attention.py.)
 """
+import warnings
+
 from ...core.namespace import F
 from .. import functional as nnF
 from .. import init
@@ -194,8 +196,16 @@ class Hardtanh(Module):
     [-1.0, 0.5, 1.0]
     """
 
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None,
+                 max_value=None):
         super().__init__()
+        for old, new, value in (("min_value", "min_val", min_value),
+                                ("max_value", "max_val", max_value)):
+            if value is not None:
+                warnings.warn(f"keyword argument `{old}` is deprecated and renamed to `{new}`",
+                              FutureWarning, stacklevel=2)
+        min_val = min_val if min_value is None else min_value
+        max_val = max_val if max_value is None else max_value
         if not max_val > min_val:
             raise ValueError(f"{type(self).__name__}: expected max_val > min_val, got "
                              f"min_val={min_val}, max_val={max_val}")

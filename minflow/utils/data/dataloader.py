@@ -26,8 +26,8 @@ class DataLoader:
     order). ``pin_memory=True`` copies each batch's cpu tensors to pinned memory where there
     is a GPU; without one it warns when iteration starts and yields batches unpinned, as
     torch does. The worker options
-    (``timeout``, ``worker_init_fn``, ``prefetch_factor``, ``persistent_workers``) are
-    accepted and unused.
+    (``timeout``, ``worker_init_fn``, ``prefetch_factor``, ``persistent_workers``,
+    ``in_order``) are accepted and unused: batches always come in order.
 
     >>> from minflow.utils.data import DataLoader, TensorDataset
     >>> loader = DataLoader(TensorDataset(minflow.arange(5)), batch_size=2, drop_last=True)
@@ -43,7 +43,7 @@ class DataLoader:
                  batch_sampler=None, num_workers=0, collate_fn=None, pin_memory=False,
                  drop_last=False, timeout=0, worker_init_fn=None, multiprocessing_context=None,
                  generator=None, *, prefetch_factor=None, persistent_workers=False,
-                 pin_memory_device=""):
+                 pin_memory_device="", in_order=True):
         _check_workers(num_workers)
         self.prefetch_factor = _check_worker_options(num_workers, prefetch_factor,
                                                      persistent_workers)
