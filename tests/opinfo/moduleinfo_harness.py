@@ -9,7 +9,6 @@ and both run the same inputs: outputs, the state after forward (running statisti
 in float64, the gradients of the inputs and parameters must agree; on the error inputs,
 minflow must raise an exception of the class torch raises.
 """
-import numpy as np
 import pytest
 
 import minflow
@@ -18,7 +17,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("expecttest")        # torch.testing._internal imports it
 from torch.testing._internal.common_modules import ModuleErrorEnum, module_db  # noqa: E402
 
-from opinfo_harness import Unconvertible, compare, tensors_in  # noqa: E402
+from opinfo_harness import (Unconvertible, compare, compare_projected_grads,  # noqa: E402
+                            tensors_in)
 from opinfo_harness import to_minflow as _leaf_to_minflow  # noqa: E402
 
 # modules whose outputs are random draws: only dtypes and shapes are compared
@@ -148,24 +148,7 @@ def _compare_grads(expected, got, t_inputs, m_inputs):
                 f"expected, got {len(m_inputs)} and {len(m_outs)}"]
     if not t_outs:
         return []
-    rng = np.random.default_rng(0)
-    cotangents = [rng.standard_normal(tuple(t.shape)) for t in t_outs]
-    t_grads = torch.autograd.grad(t_outs, t_inputs, [torch.tensor(c) for c in cotangents],
-                                  allow_unused=True)
-    try:
-        m_grads = minflow.autograd.grad(m_outs, m_inputs,
-                                        [minflow.tensor(c, dtype=minflow.float64)
-                                         for c in cotangents], allow_unused=True)
-    except Exception as err:
-        return [f"grad raised {type(err).__name__}: {err}"]
-    diffs = []
-    for i, (e, g) in enumerate(zip(t_grads, m_grads)):
-        if e is None and g is None:
-            continue
-        e = torch.zeros_like(t_inputs[i]) if e is None else e
-        g = minflow.zeros_like(m_inputs[i]) if g is None else g
-        diffs += compare(e, g, True, f"grad of input {i}")
-    return diffs
+    return compare_projected_grads(t_outs, m_outs, t_inputs, m_inputs)
 
 
 def run_module_errors(info):

@@ -203,6 +203,12 @@ def compare_grads(sample, expected, got, t_in, t_args, t_kwargs, m_in, m_args, m
         return []
     if len(m_outs) != len(t_outs):
         return [f"grad: {len(t_outs)} differentiable outputs expected, got {len(m_outs)}"]
+    return compare_projected_grads(t_outs, m_outs, t_inputs, m_inputs)
+
+
+def compare_projected_grads(t_outs, m_outs, t_inputs, m_inputs):
+    """Differences between the float64 gradients, with respect to the inputs, of a fixed
+    random projection of the outputs (one torch list, one minflow list of each)."""
     rng = np.random.default_rng(0)
     cotangents = [rng.standard_normal(tuple(t.shape)) for t in t_outs]
     t_grads = torch.autograd.grad(t_outs, t_inputs, [torch.tensor(c) for c in cotangents],

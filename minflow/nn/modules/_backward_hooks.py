@@ -28,40 +28,46 @@ class _State:
         self.input_hooked = False
 
 
-def _run_hooks(state, grad_input):
-    result = grad_input
-    for hook in tuple(state.module._backward_hooks.values()):
-        new = hook(state.module, result, state.grad_output)
+def _replaced(hooks, call, grads, what):
+    """Run each hook by ``call(hook, grads)``; a non-None result (a tensor or a tuple of
+    them, one per entry) replaces ``grads`` for the next hook and the caller."""
+    for hook in tuple(hooks.values()):
+        new = call(hook, grads)
         if new is None:
             continue
         new = new if isinstance(new, tuple) else (new,)
-        if len(new) != len(result):
-            raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got "
-                               f"{len(new)}, but expected {len(result)}")
-        result = new
-    return result
+        if len(new) != len(grads):
+            raise RuntimeError(f"Backward {what} returned an invalid number of grad_"
+                               f"{'output' if what == 'pre hook' else 'input'}, got "
+                               f"{len(new)}, but expected {len(grads)}")
+        grads = new
+    return grads
 
 
-class _OutputsIdentity(Function):
+def _run_hooks(state, grad_input):
+    module = state.module
+    return _replaced(module._backward_hooks,
+                     lambda hook, grads: hook(module, grads, state.grad_output), grad_input,
+                     "hook")
+
+
+class _Identity(Function):
+    """The tensors as they are, with the hooks' state on the context."""
+
     @staticmethod
     def forward(ctx, state, *tensors):
         ctx.state = state
         return tuple(t.view_as(t) for t in tensors)
 
+
+class _OutputsIdentity(_Identity):
     @staticmethod
     def backward(ctx, *grads):
-        state = ctx.state
-        for hook in tuple(state.module._backward_pre_hooks.values()):
-            new = hook(state.module, grads)
-            if new is not None:
-                new = new if isinstance(new, tuple) else (new,)
-                if len(new) != len(grads):
-                    raise RuntimeError(f"Backward pre hook returned an invalid number of "
-                                       f"grad_output, got {len(new)}, but expected "
-                                       f"{len(grads)}")
-                grads = new
+        state, module = ctx.state, ctx.state.module
+        grads = _replaced(module._backward_pre_hooks, lambda hook, g: hook(module, g), grads,
+                          "pre hook")
         state.grad_output = grads
-        if not state.input_hooked and state.module._backward_hooks:
+        if not state.input_hooked and module._backward_hooks:
             warnings.warn("Full backward hook is firing when gradients are computed with "
                           "respect to module outputs since no inputs require gradients.",
                           UserWarning, stacklevel=2)
@@ -69,12 +75,7 @@ class _OutputsIdentity(Function):
         return (None, *grads)
 
 
-class _InputsIdentity(Function):
-    @staticmethod
-    def forward(ctx, state, *tensors):
-        ctx.state = state
-        return tuple(t.view_as(t) for t in tensors)
-
+class _InputsIdentity(_Identity):
     @staticmethod
     def backward(ctx, *grads):
         # the hooks see one entry per positional arg (None for a non-tensor)
