@@ -222,22 +222,27 @@ class TensorConversion:
             base = base.base
         return isinstance(base, mmap.mmap)
 
-    def type(self, dtype=None):
-        """``type()``: the legacy type name, e.g. "minflow.FloatTensor"; ``type(dtype)``: cast.
+    def type(self, dtype=None, non_blocking=False):
+        """``type()``: the legacy type name, e.g. "minflow.FloatTensor"; ``type(dtype)``:
+        cast; ``type(minflow.LongTensor)`` or ``type("torch.cuda.FloatTensor")``: cast and
+        move to the device of that legacy type (cpu, or cuda for the ``.cuda.`` names).
 
         >>> x = minflow.tensor([1.5])
         >>> x.type()
         'minflow.FloatTensor'
         >>> x.type(minflow.int64)
         tensor([1])
+        >>> x.type(minflow.DoubleTensor)
+        tensor([1.5000], dtype=minflow.float64)
         """
         if dtype is None:
             return f"minflow.{_TYPE_NAMES[self.dtype.name]}"
+        if isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), dtypes.DType):
+            return self.to("cpu", dtype.dtype)      # a legacy class: a cpu type, as in torch
         if isinstance(dtype, str) and dtype.endswith("Tensor"):
-            names = {f"{p}.{v}": k for k, v in _TYPE_NAMES.items() for p in ("minflow", "torch")}
-            if dtype not in names:
-                raise TypeError(f"type: unknown tensor type {dtype!r}")
-            dtype = names[dtype]
+            dtype, device_type = _legacy_type(dtype)
+            device = self.device if self.device.type == device_type else device_type
+            return self.to(device, dtypes.as_dtype(dtype))
         return self.to(dtypes.as_dtype(dtype))
 
     def float(self):
@@ -319,6 +324,20 @@ def _refuse_lazy(t, where):
     is built: raise the graph module's error saying what to do instead."""
     if getattr(t._data, "is_lazy", False):
         raise t._data.error(where)
+
+
+def _legacy_type(name):
+    """(dtype name, device type) of a legacy type name such as "torch.cuda.LongTensor"."""
+    for prefix in ("minflow.", "torch."):
+        if name.startswith(prefix):
+            short = name[len(prefix):]
+            device_type = "cuda" if short.startswith("cuda.") else "cpu"
+            for dtype_name, type_name in _TYPE_NAMES.items():
+                if short.split(".")[-1] == type_name and short.count(".") == (
+                        device_type == "cuda"):
+                    return dtype_name, device_type
+    raise ValueError(f"type: invalid type {name!r}; expected a name such as "
+                     f"'torch.LongTensor' or 'torch.cuda.FloatTensor'")
 
 
 _TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor",
