@@ -115,7 +115,8 @@ def test_script_matches_torch(name, tmp_path):
 @pytest.mark.parametrize("script, kwargs", [
     (mnist, dict(shuffle=True)), (word_language_model, dict(epochs=1)),
     (word_language_model, dict(rnn_type="Transformer", lr=1.0, epochs=1)), (vae, dict()),
-    (dcgan, dict(epochs=1)), (seq2seq, dict(epochs=2)), (data_pipeline, dict())], ids=lambda v: getattr(
+    (dcgan, dict(epochs=1)), (seq2seq, dict(epochs=2)), (data_pipeline, dict()),
+    (translation_transformer, dict(dropout=0.1, epochs=4))], ids=lambda v: getattr(
         v, "__name__", "").rsplit(".", 1)[-1])
 def test_script_runs_with_its_own_randomness(script, kwargs):
     """Dropout, shuffling and noise drawn from minflow's own generator: the run trains

@@ -15,6 +15,9 @@ from . import load_numpy_state, numpy_state
 
 UNK_IDX, PAD_IDX, BOS_IDX, EOS_IDX = 0, 1, 2, 3
 SRC_VOCAB_SIZE, TGT_VOCAB_SIZE = 12, 12
+# Make sure the tokens are in order of their indices to properly insert them in vocab
+special_symbols = ['<unk>', '<pad>', '<bos>', '<eos>']
+TGT_ITOS = special_symbols + [f"mot{i}" for i in range(TGT_VOCAB_SIZE - 4)]
 
 
 def parallel_corpus(n, seed):
@@ -105,7 +108,7 @@ def define(torch, batch_first):
 
 
 def main(torch, epochs=10, state=None, device="cpu", batch_first=False, batch_size=32,
-         builtin_mask=False, lr=0.005, n_train=256):
+         builtin_mask=False, lr=0.005, n_train=256, dropout=0.0):
     torch.manual_seed(0)
     DEVICE = torch.device(device)
     nn = torch.nn
@@ -155,7 +158,7 @@ def main(torch, epochs=10, state=None, device="cpu", batch_first=False, batch_si
 
     Seq2SeqTransformer = define(torch, batch_first)
     transformer = Seq2SeqTransformer(2, 2, 16, 2, SRC_VOCAB_SIZE, TGT_VOCAB_SIZE,
-                                     dim_feedforward=32, dropout=0.0)
+                                     dim_feedforward=32, dropout=dropout)
     for p in transformer.parameters():
         if p.dim() > 1:
             nn.init.xavier_uniform_(p)
@@ -259,7 +262,8 @@ def main(torch, epochs=10, state=None, device="cpu", batch_first=False, batch_si
         src_mask = (torch.zeros(num_tokens, num_tokens)).type(torch.bool)
         tgt_tokens = greedy_decode(model, src, src_mask, max_len=num_tokens + 5,
                                    start_symbol=BOS_IDX).flatten()
-        return tgt_tokens.tolist()
+        return " ".join(TGT_ITOS[i] for i in list(tgt_tokens.cpu().numpy())).replace(
+            "<bos>", "").replace("<eos>", "")
 
     losses, train_losses, val_losses = [], [], []
     for epoch in range(1, epochs + 1):
@@ -267,5 +271,6 @@ def main(torch, epochs=10, state=None, device="cpu", batch_first=False, batch_si
         val_losses.append(evaluate(transformer))
     with torch.no_grad():
         translations = [translate(transformer, src) for src, _ in val_iter[:4]]
+        expected = [" ".join(TGT_ITOS[i] for i in tgt) for _, tgt in val_iter[:4]]
     return {"losses": losses, "train_losses": train_losses, "val_losses": val_losses,
-            "translations": translations, "state": initial}
+            "translations": translations, "references": expected, "state": initial}
