@@ -68,7 +68,7 @@ def _check_first_offset(offsets):
     if offsets.device.type == "meta" or getattr(data, "is_lazy", False) or not data.size:
         return      # no values to check (graph mode, meta device)
     if int(data[0]) != 0:
-        raise ValueError(f"embedding_bag: offsets[0] has to be 0, i.e., the first sequence in "
+        raise RuntimeError(f"embedding_bag: offsets[0] has to be 0, i.e., the first sequence in "
                          f"the mini-batch has to start from position 0. However, got "
                          f"{int(data[0])}")
 
