@@ -262,10 +262,11 @@ def main(torch, epochs=10, state=None, device="cpu", batch_first=False, batch_si
         src_mask = (torch.zeros(num_tokens, num_tokens)).type(torch.bool)
         tgt_tokens = greedy_decode(model, src, src_mask, max_len=num_tokens + 5,
                                    start_symbol=BOS_IDX).flatten()
+        decoded_ids.append(tgt_tokens.tolist())
         return " ".join(TGT_ITOS[i] for i in list(tgt_tokens.cpu().numpy())).replace(
             "<bos>", "").replace("<eos>", "")
 
-    losses, train_losses, val_losses = [], [], []
+    losses, train_losses, val_losses, decoded_ids = [], [], [], []
     for epoch in range(1, epochs + 1):
         train_losses.append(train_epoch(transformer, optimizer, losses))
         val_losses.append(evaluate(transformer))
@@ -273,4 +274,5 @@ def main(torch, epochs=10, state=None, device="cpu", batch_first=False, batch_si
         translations = [translate(transformer, src) for src, _ in val_iter[:4]]
         expected = [" ".join(TGT_ITOS[i] for i in tgt) for _, tgt in val_iter[:4]]
     return {"losses": losses, "train_losses": train_losses, "val_losses": val_losses,
-            "translations": translations, "references": expected, "state": initial}
+            "decoded_ids": decoded_ids, "translations": translations, "references": expected,
+            "state": initial}
