@@ -87,7 +87,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     the end; with ``include_last_offset`` offsets has one more entry, len(input)). Indices
     equal to ``padding_idx`` are left out (and not counted by the mean); an empty bag gives
     zeros. ``scale_grad_by_freq`` divides each row's grad by its index's count in input,
-    as ``embedding`` does.
+    as ``embedding`` does (and torch documents; torch 2.13's CPU kernel divides some rows by
+    another index's count).
 
     >>> w = minflow.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     >>> x, offsets = minflow.tensor([0, 1, 2, 2]), minflow.tensor([0, 3])

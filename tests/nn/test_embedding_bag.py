@@ -136,3 +136,12 @@ def test_errors_as_torch(call, error, match):
         call(minflow)
     with pytest.raises(error if error is not ValueError else (ValueError, RuntimeError)):
         call(torch)
+
+
+def test_scale_grad_by_freq_divides_each_row_by_its_own_count():
+    """Hand-computed: index 1 twice, 3 once; each row's grad is its count over its count.
+    (torch 2.13's CPU kernel gives row 3 0.5, the count of index 1.)"""
+    weight = minflow.ones(4, 2, requires_grad=True)
+    minflow.nn.functional.embedding_bag(minflow.tensor([1, 1, 3]), weight, minflow.tensor([0]),
+                                        mode="sum", scale_grad_by_freq=True).sum().backward()
+    assert weight.grad[:, 0].tolist() == [0.0, 1.0, 0.0, 1.0]
