@@ -128,6 +128,10 @@ def test_in_a_graph_as_eagerly():
      ValueError, "If per_sample_weights .* is not None, then it must have the same shape"),
     (lambda L: L.nn.functional.embedding_bag(L.tensor(IDX), L.ones(10, 2), L.tensor([1, 3])),
      RuntimeError, "offsets\\[0\\] has to be 0"),
+    (lambda L: L.nn.EmbeddingBag(5, 2)(L.tensor([1, 7]), L.tensor([0])),
+     RuntimeError, r"embedding_bag: input takes value 7 which is not in the valid range \[0, 5\)"),
+    (lambda L: L.nn.functional.embedding_bag(L.tensor([[1, -1]]), L.ones(5, 2)),
+     RuntimeError, r"takes value -1 which is not in the valid range \[0, 5\)"),
     (lambda L: L.nn.functional.embedding_bag(L.tensor(IDX2), L.ones(10)),
      ValueError, "weight has to be a 2D Tensor, but got Tensor of dimension 1"),
 ])
