@@ -226,6 +226,7 @@ class TensorConversion:
         """``type()``: the legacy type name, e.g. "minflow.FloatTensor"; ``type(dtype)``:
         cast; ``type(minflow.LongTensor)`` or ``type("torch.cuda.FloatTensor")``: cast and
         move to the device of that legacy type (cpu, or cuda for the ``.cuda.`` names).
+        ``non_blocking`` is accepted for torch's scripts; copies are made synchronously.
 
         >>> x = minflow.tensor([1.5])
         >>> x.type()
@@ -240,7 +241,10 @@ class TensorConversion:
         if isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), dtypes.DType):
             return self.to("cpu", dtype.dtype)      # a legacy class: a cpu type, as in torch
         if isinstance(dtype, str) and dtype.endswith("Tensor"):
-            dtype, device_type = _legacy_type(dtype)
+            if dtype not in _LEGACY_TYPES:
+                raise ValueError(f"type: invalid type {dtype!r}; expected a name such as "
+                                 f"'torch.LongTensor' or 'torch.cuda.FloatTensor'")
+            dtype, device_type = _LEGACY_TYPES[dtype]
             device = self.device if self.device.type == device_type else device_type
             return self.to(device, dtypes.as_dtype(dtype))
         return self.to(dtypes.as_dtype(dtype))
@@ -326,20 +330,10 @@ def _refuse_lazy(t, where):
         raise t._data.error(where)
 
 
-def _legacy_type(name):
-    """(dtype name, device type) of a legacy type name such as "torch.cuda.LongTensor"."""
-    for prefix in ("minflow.", "torch."):
-        if name.startswith(prefix):
-            short = name[len(prefix):]
-            device_type = "cuda" if short.startswith("cuda.") else "cpu"
-            for dtype_name, type_name in _TYPE_NAMES.items():
-                if short.split(".")[-1] == type_name and short.count(".") == (
-                        device_type == "cuda"):
-                    return dtype_name, device_type
-    raise ValueError(f"type: invalid type {name!r}; expected a name such as "
-                     f"'torch.LongTensor' or 'torch.cuda.FloatTensor'")
-
-
 _TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor",
                "int16": "ShortTensor", "int32": "IntTensor", "int64": "LongTensor",
                "float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor"}
+# "torch.cuda.LongTensor" -> ("int64", "cuda"), and the cpu and minflow names alike
+_LEGACY_TYPES = {f"{lib}.{cuda}{type_name}": (dtype_name, "cuda" if cuda else "cpu")
+                 for dtype_name, type_name in _TYPE_NAMES.items()
+                 for lib in ("minflow", "torch") for cuda in ("", "cuda.")}

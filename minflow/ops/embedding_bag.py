@@ -84,9 +84,9 @@ def _check_first_offset(offsets):
     if not _has_values(offsets):
         return
     if int(data[0]) != 0:
-        raise RuntimeError(f"embedding_bag: offsets[0] has to be 0, i.e., the first sequence in "
-                         f"the mini-batch has to start from position 0. However, got "
-                         f"{int(data[0])}")
+        raise RuntimeError(f"embedding_bag: offsets[0] has to be 0, i.e., the first sequence "
+                           f"in the mini-batch has to start from position 0. However, got "
+                           f"{int(data[0])}")
 
 
 @public

@@ -128,7 +128,7 @@ def main(torch, epochs=6, state=None, device="cpu", bags="flat", batch_size=16):
             log.append(loss.item())
         return total_acc
 
-    def evaluate(dataloader):
+    def evaluate(dataloader, log):
         model.eval()
         total_acc, total_count = 0, 0
 
@@ -138,6 +138,7 @@ def main(torch, epochs=6, state=None, device="cpu", bags="flat", batch_size=16):
                 loss = criterion(predicted_label, label)
                 total_acc += (predicted_label.argmax(1) == label).sum().item()
                 total_count += label.size(0)
+                log.append(loss.item())
         return total_acc / total_count
 
     # Hyperparameters
@@ -157,17 +158,17 @@ def main(torch, epochs=6, state=None, device="cpu", bags="flat", batch_size=16):
     test_dataloader = DataLoader(test_iter, batch_size=batch_size, shuffle=False,
                                  collate_fn=collate_batch)
 
-    losses, train_correct, valid_accuracies, lrs = [], [], [], []
+    losses, valid_losses, train_correct, valid_accuracies, lrs = [], [], [], [], []
     for epoch in range(1, epochs + 1):
         train_correct.append(train(train_dataloader, losses))
-        accu_val = evaluate(valid_dataloader)
+        accu_val = evaluate(valid_dataloader, valid_losses)
         if total_accu is not None and total_accu > accu_val:
             scheduler.step()
         else:
             total_accu = accu_val
         valid_accuracies.append(accu_val)
         lrs.append(scheduler.get_last_lr()[0])
-    test_accuracy = evaluate(test_dataloader)
+    test_accuracy = evaluate(test_dataloader, [])
 
     def predict(text, text_pipeline):
         with torch.no_grad():
@@ -181,6 +182,6 @@ def main(torch, epochs=6, state=None, device="cpu", bags="flat", batch_size=16):
 
     model = model.to("cpu")
     predictions = [TOPICS[predict(text, text_pipeline) - 1] for _, text in test_iter[:6]]
-    return {"losses": losses, "train_correct": train_correct,
+    return {"losses": losses, "valid_losses": valid_losses, "train_correct": train_correct,
             "valid_accuracies": valid_accuracies, "lrs": lrs,
             "test_accuracy": test_accuracy, "predictions": predictions, "state": initial}
