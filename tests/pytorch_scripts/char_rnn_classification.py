@@ -1,9 +1,9 @@
 """The PyTorch "NLP from scratch: classifying names with a character-level RNN" tutorial on
 synthetic names: names made ASCII by unicodeToAscii, letters one-hot (lineToTensor), and
-either the first edition's hand-written RNN module (i2h / h2o Linear layers over
-``torch.cat((input, hidden), 1)``, LogSoftmax) trained one random name at a time, or the
-current edition's nn.RNN + h2o + LogSoftmax trained on mini-batches of names whose losses
-are summed; NLLLoss, the SGD step written by hand (``p.data.add_(p.grad.data,
+either a hand-written RNN module (i2h over ``torch.cat((input, hidden), 1)``, tanh, h2o,
+LogSoftmax) trained one random name at a time as in the first edition, or the current
+edition's nn.RNN + h2o + LogSoftmax trained on mini-batches of names whose losses are
+summed; NLLLoss, the SGD step written by hand (``p.data.add_(p.grad.data,
 alpha=-learning_rate)``, or ``p.add_(p.grad, alpha=-learning_rate)`` under no_grad),
 guesses by ``output.topk(1)``, top-3 predictions by ``topk(3, 1, True)`` and a confusion
 matrix accumulated by ``confusion[i][j] += 1`` on a zeros tensor, then row-normalised.
