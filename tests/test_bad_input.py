@@ -27,6 +27,10 @@ class Inputs:
 # (call, the error class minflow raises, a fragment of its message); torch raises the same
 # class (or a subclass of RuntimeError where minflow raises RuntimeError)
 SAME_AS_TORCH = [
+    (lambda t: t.lib.tensor([[4, 7, 1], [5, 2]]),
+     ValueError, 'tensor: expected sequence of length 3 at dim 1 (got 2); pad the sequences'),
+    (lambda t: t.lib.tensor([[[1], [2]], [[3], [4, 5]]]),
+     ValueError, 'tensor: expected sequence of length 1 at dim 2 (got 2)'),
     (lambda t: t.lib.sort(t.x, dim=2),
      IndexError, 'sort: Dimension out of range (expected to be in'),
     (lambda t: t.lib.sort(t.x, dim=-3),

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 import minflow
-from pytorch_scripts import (amp_classifier, checkpoint_resume, data_pipeline, dcgan,
-                             distillation, gcn, mnist, nanogpt, packed_classifier, regression,
-                             reinforce, resnet, seq2seq, simclr, sngan_ema, spatial_transformer,
-                             time_sequence_prediction, transformer_classifier, unet, vae, vit,
-                             word_language_model)
+from pytorch_scripts import (amp_classifier, bilstm_tagger, char_rnn_classification,
+                             checkpoint_resume, data_pipeline, dcgan, distillation, gcn, mnist,
+                             nanogpt, packed_classifier, regression, reinforce, resnet, seq2seq,
+                             simclr, sngan_ema, spatial_transformer, text_classification,
+                             time_sequence_prediction, transformer_classifier,
+                             translation_transformer, unet, vae, vit, word_language_model)
 
 torch = pytest.importorskip("torch")
 
@@ -51,6 +52,22 @@ CASES = {
     # eval under no_grad: torch's nested-tensor encoder zeroes the padded positions
     "transformer_classifier_padding": (transformer_classifier, dict(), "losses"),
     "sngan_spectral_norm_ema": (sngan_ema, dict(rng=True), "d_losses"),
+    "translation_transformer_seq_first": (translation_transformer, dict(), "losses"),
+    "translation_transformer_batch_first": (translation_transformer,
+                                            dict(batch_first=True, builtin_mask=True),
+                                            "losses"),
+    "text_classification_embedding_bag_mean": (text_classification, dict(), "losses"),
+    "text_classification_padded_bags": (text_classification, dict(bags="padded"), "losses"),
+    # idf per_sample_weights, mode="sum": validation accuracy drops, so StepLR steps
+    "text_classification_weighted_bags": (text_classification, dict(bags="weighted"),
+                                          "losses"),
+    "char_rnn_cell_manual_sgd": (char_rnn_classification, dict(rng=True), "losses"),
+    "char_rnn_nn_rnn_batches": (char_rnn_classification,
+                                dict(rng=True, model="rnn", learning_rate=0.2), "losses"),
+    "bilstm_tagger_masked_loss": (bilstm_tagger, dict(), "losses"),
+    "bigru_tagger_two_layers_sgd": (bilstm_tagger, dict(rnn_type="GRU", num_layers=2,
+                                                        optimizer_name="SGD",
+                                                        fixed_length=True), "losses"),
 }
 
 
@@ -98,7 +115,8 @@ def test_script_matches_torch(name, tmp_path):
 @pytest.mark.parametrize("script, kwargs", [
     (mnist, dict(shuffle=True)), (word_language_model, dict(epochs=1)),
     (word_language_model, dict(rnn_type="Transformer", lr=1.0, epochs=1)), (vae, dict()),
-    (dcgan, dict(epochs=1)), (seq2seq, dict(epochs=2)), (data_pipeline, dict())], ids=lambda v: getattr(
+    (dcgan, dict(epochs=1)), (seq2seq, dict(epochs=2)), (data_pipeline, dict()),
+    (translation_transformer, dict(dropout=0.1, epochs=4))], ids=lambda v: getattr(
         v, "__name__", "").rsplit(".", 1)[-1])
 def test_script_runs_with_its_own_randomness(script, kwargs):
     """Dropout, shuffling and noise drawn from minflow's own generator: the run trains

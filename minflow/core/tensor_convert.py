@@ -239,22 +239,31 @@ class TensorConversion:
             base = base.base
         return isinstance(base, mmap.mmap)
 
-    def type(self, dtype=None):
-        """``type()``: the legacy type name, e.g. "minflow.FloatTensor"; ``type(dtype)``: cast.
+    def type(self, dtype=None, non_blocking=False):
+        """``type()``: the legacy type name, e.g. "minflow.FloatTensor"; ``type(dtype)``:
+        cast; ``type(minflow.LongTensor)`` or ``type("torch.cuda.FloatTensor")``: cast and
+        move to the device of that legacy type (cpu, or cuda for the ``.cuda.`` names).
+        ``non_blocking`` is accepted for torch's scripts; copies are made synchronously.
 
         >>> x = minflow.tensor([1.5])
         >>> x.type()
         'minflow.FloatTensor'
         >>> x.type(minflow.int64)
         tensor([1])
+        >>> x.type(minflow.DoubleTensor)
+        tensor([1.5000], dtype=minflow.float64)
         """
         if dtype is None:
             return f"minflow.{_TYPE_NAMES[self.dtype.name]}"
+        if isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), dtypes.DType):
+            return self.to("cpu", dtype.dtype)      # a legacy class: a cpu type, as in torch
         if isinstance(dtype, str) and dtype.endswith("Tensor"):
-            names = {f"{p}.{v}": k for k, v in _TYPE_NAMES.items() for p in ("minflow", "torch")}
-            if dtype not in names:
-                raise TypeError(f"type: unknown tensor type {dtype!r}")
-            dtype = names[dtype]
+            if dtype not in _LEGACY_TYPES:
+                raise ValueError(f"type: invalid type {dtype!r}; expected a name such as "
+                                 f"'torch.LongTensor' or 'torch.cuda.FloatTensor'")
+            dtype, device_type = _LEGACY_TYPES[dtype]
+            device = self.device if self.device.type == device_type else device_type
+            return self.to(device, dtypes.as_dtype(dtype))
         return self.to(dtypes.as_dtype(dtype))
 
     def float(self):
@@ -341,3 +350,7 @@ def _refuse_lazy(t, where):
 _TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor",
                "int16": "ShortTensor", "int32": "IntTensor", "int64": "LongTensor",
                "float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor"}
+# "torch.cuda.LongTensor" -> ("int64", "cuda"), and the cpu and minflow names alike
+_LEGACY_TYPES = {f"{lib}.{cuda}{type_name}": (dtype_name, "cuda" if cuda else "cpu")
+                 for dtype_name, type_name in _TYPE_NAMES.items()
+                 for lib in ("minflow", "torch") for cuda in ("", "cuda.")}

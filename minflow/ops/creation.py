@@ -488,8 +488,8 @@ def _array_from_data(data, dtype, where):
         try:
             arr = np.asarray(_leaves_to_numpy(data))
         except (ValueError, TypeError) as err:
-            raise ValueError(f"{where}: could not build a tensor from {type(data).__name__}: "
-                             f"{err}") from None
+            raise ValueError(f"{where}: " + (_ragged(data) or f"could not build a tensor from "
+                                             f"{type(data).__name__}: {err}")) from None
         if arr.dtype == object or arr.dtype.kind in "USV":
             raise TypeError(f"{where}: could not build a tensor from {type(data).__name__} "
                             f"(ragged nested sequence or unsupported elements)")
@@ -504,6 +504,25 @@ def _array_from_data(data, dtype, where):
     if isinstance(data, (Tensor, np.ndarray)):
         return arr, _numpy_dtype(arr.dtype, where)
     return arr, _inferred_dtype(data, where)
+
+
+def _ragged(data, dim=0):
+    """torch's message for nested lists of unequal lengths (token lists of a batch, say),
+    "expected sequence of length 2 at dim 1 (got 1)", with a hint; None if none differ."""
+    rows = [x for x in data if isinstance(x, (list, tuple))] if isinstance(
+        data, (list, tuple)) else []
+    if not rows:
+        return None
+    for row in rows:
+        if len(row) != len(rows[0]):
+            return (f"expected sequence of length {len(rows[0])} at dim {dim + 1} (got "
+                    f"{len(row)}); pad the sequences to one length first (nn.utils.rnn."
+                    f"pad_sequence)")
+    for row in rows:
+        message = _ragged(row, dim + 1)
+        if message:
+            return message
+    return None
 
 
 def _leaves_to_numpy(data):

@@ -63,14 +63,30 @@ def _bags(input, offsets, include_last_offset):
     return input, F.clamp(bag_of, min=0), starts.shape[0]
 
 
+def _has_values(t):
+    """False where there are no values to check (graph mode, meta device, empty)."""
+    return not (t.device.type == "meta" or getattr(t._data, "is_lazy", False)
+                or not t._data.size)
+
+
+def _check_indices(input, rows):
+    """RuntimeError, as torch's embedding_bag (embedding's own is an IndexError)."""
+    if not _has_values(input):
+        return
+    low, high = int(input._data.min()), int(input._data.max())
+    if low < 0 or high >= rows:
+        raise RuntimeError(f"embedding_bag: input takes value {high if high >= rows else low} "
+                           f"which is not in the valid range [0, {rows})")
+
+
 def _check_first_offset(offsets):
     data = offsets._data
-    if offsets.device.type == "meta" or getattr(data, "is_lazy", False) or not data.size:
-        return      # no values to check (graph mode, meta device)
+    if not _has_values(offsets):
+        return
     if int(data[0]) != 0:
-        raise ValueError(f"embedding_bag: offsets[0] has to be 0, i.e., the first sequence in "
-                         f"the mini-batch has to start from position 0. However, got "
-                         f"{int(data[0])}")
+        raise RuntimeError(f"embedding_bag: offsets[0] has to be 0, i.e., the first sequence "
+                           f"in the mini-batch has to start from position 0. However, got "
+                           f"{int(data[0])}")
 
 
 @public
@@ -87,7 +103,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     the end; with ``include_last_offset`` offsets has one more entry, len(input)). Indices
     equal to ``padding_idx`` are left out (and not counted by the mean); an empty bag gives
     zeros. ``scale_grad_by_freq`` divides each row's grad by its index's count in input,
-    as ``embedding`` does.
+    as ``embedding`` does (and torch documents; torch 2.13's CPU kernel divides some rows by
+    another index's count).
 
     >>> w = minflow.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     >>> x, offsets = minflow.tensor([0, 1, 2, 2]), minflow.tensor([0, 3])
@@ -95,6 +112,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     [[9.0, 12.0], [5.0, 6.0]]
     """
     _check(input, weight, offsets, mode, scale_grad_by_freq, per_sample_weights)
+    _check_indices(input, weight.shape[0])
     if input.ndim == 1:
         _check_first_offset(offsets)
     if padding_idx is not None:

@@ -306,7 +306,8 @@ def _expect_index(index, where):
 def index_select(input, dim, index):
     """index_select(input, dim, index) -> Tensor
 
-    The entries of ``input`` along ``dim`` at the 1-D integer ``index`` (repeats allowed).
+    The entries of ``input`` along ``dim`` at the 1-D integer ``index`` (repeats allowed),
+    as a new contiguous tensor.
 
     >>> minflow.tensor([[1, 2], [3, 4]]).index_select(0, minflow.tensor([1, 1])).tolist()
     [[3, 4], [3, 4]]
@@ -321,7 +322,7 @@ def index_select(input, dim, index):
     dim = wrap_dim(dim, input.ndim, "index_select")
     if input.ndim == 0:
         return apply(INDEX, (input.reshape(1), [index.reshape(-1)]), {"dims": (0,)}).reshape(())
-    return apply(INDEX, (input, [index.reshape(-1)]), {"dims": (dim,)})
+    return apply(INDEX, (input, [index.reshape(-1)]), {"dims": (dim,)}).contiguous()
 
 
 @public(method=True)

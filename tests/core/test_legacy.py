@@ -67,3 +67,25 @@ def test_same_errors_as_torch():
         with pytest.raises(Exception) as got:
             minflow.Tensor(*args)
         assert type(got.value) is type(expected.value), args
+
+
+def test_type_takes_a_legacy_type_and_moves_to_its_device(device):
+    x = minflow.tensor([1.5, -2.0], device=device)
+    for target, dtype in [(minflow.LongTensor, minflow.int64),
+                          ("torch.DoubleTensor", minflow.float64)]:
+        cast = x.type(target)
+        assert cast.dtype is dtype and cast.device.type == "cpu"
+    assert x.type(minflow.LongTensor).tolist() == [1, -2]
+    if device == "cuda":
+        on_gpu = x.cpu().type("torch.cuda.HalfTensor")
+        assert on_gpu.device.type == "cuda" and on_gpu.dtype is minflow.float16
+
+
+def test_type_of_legacy_types_as_torch():
+    torch = pytest.importorskip("torch")
+    for name in ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor"]:
+        got = minflow.tensor([0.0, 1.5, -2.5]).type(getattr(minflow, name))
+        expected = torch.tensor([0.0, 1.5, -2.5]).type(getattr(torch, name))
+        assert got.tolist() == expected.tolist() and got.type() == "minflow." + name
+    with pytest.raises(ValueError, match=r"type: invalid type 'torch\.cuda\.cuda\.FloatTensor'"):
+        minflow.ones(1).type("torch.cuda.cuda.FloatTensor")

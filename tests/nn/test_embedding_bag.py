@@ -127,7 +127,11 @@ def test_in_a_graph_as_eagerly():
                                              per_sample_weights=L.ones(9)),
      ValueError, "If per_sample_weights .* is not None, then it must have the same shape"),
     (lambda L: L.nn.functional.embedding_bag(L.tensor(IDX), L.ones(10, 2), L.tensor([1, 3])),
-     ValueError, "offsets\\[0\\] has to be 0"),
+     RuntimeError, "offsets\\[0\\] has to be 0"),
+    (lambda L: L.nn.EmbeddingBag(5, 2)(L.tensor([1, 7]), L.tensor([0])),
+     RuntimeError, r"embedding_bag: input takes value 7 which is not in the valid range \[0, 5\)"),
+    (lambda L: L.nn.functional.embedding_bag(L.tensor([[1, -1]]), L.ones(5, 2)),
+     RuntimeError, r"takes value -1 which is not in the valid range \[0, 5\)"),
     (lambda L: L.nn.functional.embedding_bag(L.tensor(IDX2), L.ones(10)),
      ValueError, "weight has to be a 2D Tensor, but got Tensor of dimension 1"),
 ])
@@ -136,3 +140,12 @@ def test_errors_as_torch(call, error, match):
         call(minflow)
     with pytest.raises(error if error is not ValueError else (ValueError, RuntimeError)):
         call(torch)
+
+
+def test_scale_grad_by_freq_divides_each_row_by_its_own_count():
+    """Hand-computed: index 1 twice, 3 once; each row's grad is its count over its count.
+    (torch 2.13's CPU kernel gives row 3 0.5, the count of index 1.)"""
+    weight = minflow.ones(4, 2, requires_grad=True)
+    minflow.nn.functional.embedding_bag(minflow.tensor([1, 1, 3]), weight, minflow.tensor([0]),
+                                        mode="sum", scale_grad_by_freq=True).sum().backward()
+    assert weight.grad[:, 0].tolist() == [0.0, 1.0, 0.0, 1.0]

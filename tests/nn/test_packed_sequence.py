@@ -98,6 +98,16 @@ def test_recurrent_layers_on_packed_input_match_torch(mode, kwargs, case, with_s
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
+def test_final_states_of_unsorted_packed_input_are_contiguous():
+    """h_n comes back in the caller's batch order as a new tensor, as torch's: a
+    bidirectional tagger's ``h_n.view(layers, 2, batch, hidden)`` works."""
+    lstm = minflow.nn.LSTM(IN, H, num_layers=2, bidirectional=True).double()
+    _, packed = _pack(minflow, mrnn, X, [2, 5, 1, 4], enforce_sorted=False)
+    _, (h_n, c_n) = lstm(packed)
+    assert h_n.is_contiguous() and c_n.is_contiguous()
+    assert h_n.view(2, 2, B, H)[1, 0].tolist() == h_n[2].tolist()
+
+
 @pytest.mark.parametrize("call, error, message", [
     (lambda: mrnn.pack_padded_sequence(minflow.ones(4, 3), [2, 3, 1]), RuntimeError,
      "`lengths` array must be sorted in decreasing order"),

@@ -49,6 +49,17 @@ def test_pad_sequence_matches_torch(kwargs):
         assert a.shape == b.shape and np.array_equal(a, b)
 
 
+def test_pad_sequence_takes_the_first_sequences_dtype_as_torch():
+    torch = pytest.importorskip("torch")
+    for values in ([[1, 2], [1.5]], [[1.5], [1, 2]], [[True], [False, True]]):
+        for padding_value in (0.0, -100, 0.7):
+            outs = [lib.nn.utils.rnn.pad_sequence([lib.tensor(v) for v in values],
+                                                  batch_first=True, padding_value=padding_value)
+                    for lib in (minflow, torch)]
+            assert outs[0].tolist() == outs[1].tolist()
+            assert str(outs[0].dtype).split(".")[1] == str(outs[1].dtype).split(".")[1]
+
+
 @pytest.mark.parametrize("call, error, match", [
     (lambda: minflow.nn.PReLU(3)(minflow.ones(2, 4)), RuntimeError,
      "prelu: Mismatch of parameter numbers and input channel size. Found parameter numbers = 3 "

@@ -142,6 +142,14 @@ def test_state_dict_repr_and_init_match_torch(index):
     assert np.abs(values).max() <= bound and values.std() > bound / 3
 
 
+@pytest.mark.parametrize("index", range(5))
+def test_all_weights_per_layer_and_direction_as_torch(index):
+    ours, theirs = BUILDS[index](minflow), BUILDS[index](torch)
+    assert [[tuple(w.shape) for w in ws] for ws in ours.all_weights] == \
+        [[tuple(w.shape) for w in ws] for ws in theirs.all_weights]
+    assert ours.all_weights[-1][0] is getattr(ours, ours._all_weights[-1][0])
+
+
 def test_float32_and_errors():
     lstm = minflow.nn.LSTM(IN, H)
     out, (h, c) = lstm(minflow.ones(L, N, IN))

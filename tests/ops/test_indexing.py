@@ -120,6 +120,16 @@ def test_basic_indexing_is_a_view(device):
         assert np.shares_memory(col.numpy(), x.numpy())
 
 
+def test_advanced_indexing_of_a_contiguous_tensor_and_index_select_are_contiguous(device):
+    """As torch: x[:, idx] of a contiguous x, and index_select of any x, can be viewed."""
+    x = minflow.arange(24.0, device=device).reshape(2, 3, 4)
+    index = minflow.tensor([2, 0], device=device)
+    for out in (x[:, [2, 0]], x[:, :, index], x.index_select(1, index),
+                x.transpose(0, 2).index_select(1, index)):
+        assert out.is_contiguous()
+    assert x[:, [2, 0]].view(-1).tolist() == x.cpu().numpy()[:, [2, 0]].reshape(-1).tolist()
+
+
 def test_inplace_change_of_a_saved_view_is_detected():
     x = minflow.tensor(A, requires_grad=True)
     y = x * 1.0

@@ -56,7 +56,10 @@ def getitem_scatter(xp, input, src, index):
 
 @register_kernel("index", ("cpu", "cuda"), ALL)
 def index(xp, input, indices, dims):
-    return input[_key(xp, input, indices, dims, "index")]
+    out = input[_key(xp, input, indices, dims, "index")]
+    # NOTE: numpy lays x[:, idx] out with the indexed dim outermost; torch's result of a
+    # contiguous input is contiguous (so .view works on it)
+    return xp.ascontiguousarray(out) if input.flags.c_contiguous else out
 
 
 @register_kernel("index_put", ("cpu", "cuda"), ALL)

@@ -118,6 +118,7 @@ class RNNBase(Module):
         directions = 2 if bidirectional else 1
         out_size = proj_size or hidden_size         # the size of h (and of each output)
         kw = {"device": device, "dtype": dtype}
+        self._all_weights = []          # the parameter names per layer and direction
         for layer in range(num_layers):
             layer_input = input_size if layer == 0 else out_size * directions
             for suffix in ("", "_reverse")[:directions]:
@@ -127,15 +128,26 @@ class RNNBase(Module):
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 if proj_size:
                     shapes.append(("weight_hr", (proj_size, hidden_size)))
-                for param, shape in shapes:
-                    setattr(self, f"{param}_l{layer}{suffix}",
-                            Parameter(F.empty(*shape, **kw)))
+                names = [f"{param}_l{layer}{suffix}" for param, _ in shapes]
+                for name, (_, shape) in zip(names, shapes):
+                    setattr(self, name, Parameter(F.empty(*shape, **kw)))
+                self._all_weights.append(names)
         self.reset_parameters()
 
     def reset_parameters(self):
         bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -bound, bound)
+
+    @property
+    def all_weights(self):
+        """The parameters as a list per layer and direction (layer 0, its reverse, layer
+        1, ...): [weight_ih, weight_hh, bias_ih, bias_hh, weight_hr] as present.
+
+        >>> [[tuple(w.shape) for w in ws] for ws in minflow.nn.GRU(2, 3).all_weights]
+        [[(9, 2), (9, 3), (9,), (9,)]]
+        """
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
 
     def flatten_parameters(self):
         """A no-op, for scripts written for cuDNN: minflow keeps no fused weight buffer."""

@@ -25,7 +25,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
 
     Stack tensors of shape (L_i, *) into (L_max, B, *), or (B, L_max, *) with
     batch_first, filling with ``padding_value`` after (or before, padding_side='left')
-    each sequence.
+    each sequence. The result has the first sequence's dtype, as torch's.
 
     >>> seqs = [minflow.tensor([1, 2, 3]), minflow.tensor([4])]
     >>> minflow.nn.utils.rnn.pad_sequence(seqs, batch_first=True).tolist()
@@ -49,7 +49,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     for s in sequences:
         extra = longest - s.shape[0]
         ends = (extra, 0) if padding_side == "left" else (0, extra)
-        padded.append(pad(s, (0, 0) * len(trailing) + ends, value=padding_value))
+        padded.append(pad(s, (0, 0) * len(trailing) + ends, value=padding_value)
+                      .to(sequences[0].dtype))
     return F.stack(padded, 0 if batch_first else 1)
 
 

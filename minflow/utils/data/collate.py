@@ -20,12 +20,13 @@ def default_collate(batch):
 
     Tensors and numpy arrays are stacked along a new first dimension (every sample must
     have the same shape); Python ints become an int64 tensor, floats a float64 tensor,
-    bools a bool tensor; strings stay a list. A tuple of fields becomes a list of batched
-    fields, a dict a dict, a namedtuple a namedtuple.
+    bools a bool tensor; strings stay as they came (a list of them, or a tuple where they
+    were fields of the samples). A tuple of fields becomes a list of batched fields, a dict
+    a dict, a namedtuple a namedtuple.
 
     >>> from minflow.utils.data import default_collate
     >>> default_collate([(1, 0.5, "a"), (2, 1.5, "b")])
-    [tensor([1, 2]), tensor([0.5000, 1.5000], dtype=minflow.float64), ['a', 'b']]
+    [tensor([1, 2]), tensor([0.5000, 1.5000], dtype=minflow.float64), ('a', 'b')]
     >>> default_collate([{"x": np.zeros(2)}, {"x": np.ones(2)}])["x"].shape
     minflow.Size([2, 2])
     """
@@ -49,7 +50,7 @@ def default_collate(batch):
     if isinstance(elem, collections.abc.Mapping):
         return _collate_mapping(elem, batch)
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):        # a namedtuple
-        return type(elem)(*(default_collate(list(field)) for field in zip(*batch)))
+        return type(elem)(*(default_collate(field) for field in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         return _collate_sequence(elem, batch)
     raise TypeError(_UNSUPPORTED.format(type(elem)))
@@ -83,7 +84,7 @@ def _collate_sequence(elem, batch):
             raise RuntimeError(f"default_collate: each element in list of batch should be "
                                f"of equal size; element 0 has {size} fields, element {i} "
                                f"has {len(sample)}")
-    fields = [default_collate(list(field)) for field in zip(*batch)]
+    fields = [default_collate(field) for field in zip(*batch)]     # tuples, as torch's
     if isinstance(elem, tuple):
         return fields                        # torch returns a list for tuples too
     if isinstance(elem, collections.abc.MutableSequence):

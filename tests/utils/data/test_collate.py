@@ -58,8 +58,10 @@ def test_containers_recurse():
     out = default_collate(batch)
     assert list(out) == ["x", "label", "meta"]
     assert out["x"].shape == (2, 2) and out["label"].tolist() == [1, 0]
-    assert out["meta"][0] == ["a", "b"] and out["meta"][1].tolist() == [0.5, 1.5]
+    assert out["meta"][0] == ("a", "b") and out["meta"][1].tolist() == [0.5, 1.5]
     assert isinstance(out["meta"], list)                  # tuples become lists, as in torch
+    # strings that were fields of the samples come back as a tuple of them, as in torch
+    assert default_collate([(1, "ab"), (2, "cd")])[1] == ("ab", "cd")
 
 
 def test_namedtuple_and_ordered_dict_keep_their_type():
@@ -96,6 +98,7 @@ def test_matches_torch_default_collate():
     torch = pytest.importorskip("torch")
     samples = [{"img": np.full((2, 2), i, np.float32), "n": i, "w": i / 2, "id": f"s{i}",
                 "pair": (i, [np.int32(i), 1.0 * i]), "flag": i % 2 == 0,
+                "label_text": (i, f"text {i}", [f"w{i}", "x"]),
                 "nested": {"a": np.arange(3) + i}} for i in range(4)]
     ours = default_collate(samples)
     theirs = torch.utils.data.default_collate(samples)
