@@ -9,9 +9,10 @@ import pytest
 
 import minflow
 from pytorch_scripts import (amp_classifier, checkpoint_resume, data_pipeline, dcgan,
-                             distillation, gcn, mnist, nanogpt, packed_classifier, regression,
-                             reinforce, resnet, seq2seq, simclr, sngan_ema, spatial_transformer,
-                             time_sequence_prediction, transformer_classifier, unet, vae, vit,
+                             distillation, dqn, gcn, maml, mnist, nanogpt, packed_classifier,
+                             ppo, regression, reinforce, resnet, seq2seq, simclr, sngan_ema,
+                             spatial_transformer, time_sequence_prediction,
+                             transformer_classifier, unet, vae, vit, wgan_gp,
                              word_language_model)
 
 torch = pytest.importorskip("torch")
@@ -51,6 +52,21 @@ CASES = {
     # eval under no_grad: torch's nested-tensor encoder zeroes the padded positions
     "transformer_classifier_padding": (transformer_classifier, dict(), "losses"),
     "sngan_spectral_norm_ema": (sngan_ema, dict(rng=True), "d_losses"),
+    # generated samples move towards the modes: their mean distance to the nearest one falls
+    "wgan_gp_layer_norm": (wgan_gp, dict(rng=True), "mode_distances"),
+    "wgan_gp_mlp": (wgan_gp, dict(rng=True, layer_norm=False), "mode_distances"),
+    # the loss on held-out tasks after a few inner steps falls
+    "maml_second_order": (maml, dict(rng=True), "eval_losses"),
+    "maml_first_order_functional_call": (maml, dict(rng=True, first_order=True, by_name=True),
+                                         "eval_losses"),
+    "maml_functional_call_two_inner_steps": (maml, dict(rng=True, by_name=True, inner_steps=2,
+                                                        meta_iters=30), "eval_losses"),
+    # episodes to the goal get shorter (the returns rise)
+    "dqn_smooth_l1_amsgrad_soft_update": (dqn, dict(rng=True), "durations"),
+    "dqn_state_dict_soft_update": (dqn, dict(rng=True, soft_update="state_dict",
+                                             num_episodes=25), "durations"),
+    # the mean episode return rises: minus it falls
+    "ppo_clipped_gae": (ppo, dict(rng=True), "neg_returns"),
 }
 
 

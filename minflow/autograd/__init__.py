@@ -8,8 +8,10 @@ from . import functional
 from .function import Function, FunctionCtx
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .node import GradFunction, register_grad
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "GradFunction", "register_grad",
            "gradcheck", "gradgradcheck", "GradcheckError", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
-           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "functional"]
+           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "functional",
+           "Variable"]

@@ -21,14 +21,22 @@ from .node import AccumulateGrad, _anomaly, grad_accumulator
 __all__ = ["backward", "grad"]
 
 
-def _as_tuple(x):
+def _as_tuple(x, where, argument):
+    """A Tensor as a 1-tuple, any other iterable (a list, a generator such as
+    ``model.parameters()``, ``dict.values()``) as a tuple, as torch takes them."""
     if x is None:
         return ()
-    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+    if isinstance(x, Tensor):
+        return (x,)
+    try:
+        return tuple(x)
+    except TypeError:
+        raise TypeError(f"{where}: expected {argument} to be a Tensor or an iterable of "
+                        f"Tensors, got {type(x).__name__}") from None
 
 
 def _root_grads(outputs, grad_outputs, where):
-    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    grads = _as_tuple(grad_outputs, where, "the gradients") or (None,) * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"{where}: got {len(grads)} gradients for {len(outputs)} outputs")
     roots = []
@@ -257,11 +265,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     >>> w.grad
     tensor([2., 4.])
     """
-    outputs = _as_tuple(tensors)
+    outputs = _as_tuple(tensors, "backward", "tensors")
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
-        inputs = _as_tuple(inputs)
+        inputs = _as_tuple(inputs, "backward", "inputs")
+        if not inputs:
+            raise RuntimeError("backward: the `inputs` argument cannot be empty")
         found = grad(outputs, inputs, grad_tensors, retain_graph, create_graph,
                      allow_unused=True)
         with set_grad_enabled(create_graph):
@@ -284,13 +294,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     [6.0]
     """
     allow_unused = _allow_unused(only_inputs, allow_unused, is_grads_batched, materialize_grads)
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    outputs = _as_tuple(outputs, "autograd.grad", "outputs")
+    inputs = _as_tuple(inputs, "autograd.grad", "inputs")
+    if not inputs:
+        raise RuntimeError("autograd.grad: the `inputs` argument cannot be empty")
     roots = _root_grads(outputs, grad_outputs, "autograd.grad")
     if retain_graph is None:
         retain_graph = create_graph
     captures, keys = {}, []
     for i, t in enumerate(inputs):
-        if not isinstance(t, Tensor) or not t._requires_grad:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"autograd.grad: expected inputs[{i}] to be a Tensor, got "
+                               f"{type(t).__name__}")
+        if not t._requires_grad:
             raise RuntimeError(f"autograd.grad: inputs[{i}] does not require grad")
         key = (id(_node_of(t)), t._output_nr)
         keys.append(key)

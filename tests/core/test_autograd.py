@@ -413,3 +413,49 @@ def test_function_saving_its_output_is_freed_by_refcount():
     finally:
         if enabled:
             gc.enable()
+
+
+@pytest.mark.parametrize("as_iterable", [
+    lambda params: (p for p in params),                      # model.parameters()
+    lambda params: dict(enumerate(params)).values(),         # OrderedDict(...).values()
+    lambda params: params[0],                                # one tensor
+], ids=["generator", "dict_values", "tensor"])
+def test_grad_and_backward_take_any_iterable_of_inputs(as_iterable):
+    x, y = leaf([3.0]), leaf([4.0])
+    grads = minflow.autograd.grad((x * x * y).sum(), as_iterable([x, y]))
+    assert [g.tolist() for g in grads] == [[24.0], [9.0]][:len(grads)]
+    (x * y).sum().backward(inputs=as_iterable([x, y]))
+    assert x.grad.tolist() == [4.0]
+    z = x * 2
+    minflow.autograd.backward(t for t in [z.sum()])
+    assert x.grad.tolist() == [6.0]
+
+
+def test_grad_with_grad_outputs_from_a_generator_matches_torch():
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (minflow, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        outs = [x * x, x.sum()]
+        grads = lib.autograd.grad(outs, (t for t in [x]),
+                                  grad_outputs=(g for g in [lib.tensor([1.0, -1.0]),
+                                                            lib.tensor(3.0)]))
+        results.append(grads[0].tolist())
+    assert results[0] == results[1] == [5.0, -1.0]
+
+
+def test_legacy_variable_as_torch():
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (minflow, torch):
+        x = lib.ones(2, requires_grad=True)
+        y = x * 2
+        v, w = lib.autograd.Variable(x), lib.autograd.Variable(y, requires_grad=True)
+        w.sum().backward()
+        v[0] = 5.0                                  # an alias of x's storage
+        results.append((v.requires_grad, v.is_leaf, w.is_leaf, w.grad.tolist(), x.grad,
+                        x.detach().tolist(), isinstance(y, lib.autograd.Variable),
+                        list(lib.autograd.Variable().shape)))
+    assert results[0] == results[1]
+    with pytest.warns(UserWarning, match="volatile was removed"):
+        minflow.autograd.Variable(minflow.ones(1), volatile=True)
