@@ -942,6 +942,9 @@ SAME_AS_TORCH += [
      "backward: the `inputs` argument cannot be empty"),
     (lambda t: t.lib.autograd.Variable([1.0]), TypeError,
      "Variable: data has to be a tensor, but got list"),
+    (lambda t: t.x.sum(dim=0, axis=1), TypeError, "sum(): got both 'dim' and its alias 'axis'"),
+    (lambda t: t.lib.mean(t.x, 0, keepdim=True, keepdims=True), TypeError,
+     "mean(): got both 'keepdim' and its alias 'keepdims'"),
 ]
 
 MINFLOW_ONLY = [    # torch: TypeError

@@ -64,6 +64,7 @@ def calc_gradient_penalty(torch, netD, real_data, fake_data, alpha, LAMBDA=0.1):
     gradients = torch.autograd.grad(outputs=disc_interpolates, inputs=interpolates,
                                     grad_outputs=torch.ones_like(disc_interpolates),
                                     create_graph=True, retain_graph=True)[0]
+    gradients = gradients.view(gradients.size(0), -1)
     return ((gradients.norm(2, dim=1) - 1) ** 2).mean() * LAMBDA
 
 
