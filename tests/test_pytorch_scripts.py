@@ -57,10 +57,11 @@ CASES = {
     "wgan_gp_mlp": (wgan_gp, dict(rng=True, layer_norm=False), "mode_distances"),
     # the loss on held-out tasks after a few inner steps falls
     "maml_second_order": (maml, dict(rng=True), "eval_losses"),
-    "maml_first_order_functional_call": (maml, dict(rng=True, first_order=True, by_name=True),
-                                         "eval_losses"),
-    "maml_functional_call_two_inner_steps": (maml, dict(rng=True, by_name=True, inner_steps=2,
-                                                        meta_iters=30), "eval_losses"),
+    "maml_first_order_functional_call": (maml, dict(rng=True, first_order=True,
+                                                    style="by_name"), "eval_losses"),
+    "maml_torch_func_grad_two_inner_steps": (maml, dict(rng=True, style="torch_func",
+                                                        inner_steps=2, meta_iters=30),
+                                             "eval_losses"),
     # episodes to the goal get shorter (the returns rise)
     "dqn_smooth_l1_amsgrad_soft_update": (dqn, dict(rng=True), "durations"),
     "dqn_state_dict_soft_update": (dqn, dict(rng=True, soft_update="state_dict",

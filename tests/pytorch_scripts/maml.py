@@ -4,8 +4,9 @@ task's support set with torch.autograd.grad(loss, fast_weights, create_graph=Tru
 adapted weights used through F.linear, and the query losses of a meta-batch of tasks
 averaged and backpropagated (through the inner loop: second order) into the model by
 Adam. With ``first_order`` the inner grads are taken without create_graph (FOMAML).
-With ``by_name`` the fast weights are an OrderedDict of named parameters instead, applied
-by torch.func.functional_call and differentiated through ``fast_weights.values()``.
+With ``style="by_name"`` the fast weights are an OrderedDict of named parameters instead,
+applied by torch.func.functional_call and differentiated through ``fast_weights.values()``;
+with ``style="torch_func"`` a dict differentiated by torch.func.grad(loss_fn).
 Tasks (amplitude, phase, sample points) come from a numpy generator. The meta losses
 of fresh tasks are noisy; the loss on fixed held-out tasks after five inner steps,
 evaluated every ``eval_every`` meta iterations, must fall."""
@@ -45,25 +46,36 @@ def define(torch):
     return SineNet
 
 
-def adapt(torch, forward, fast_weights, support, inner_lr, inner_steps, create_graph):
-    """The fast weights (a list, or an OrderedDict by name) after ``inner_steps`` SGD
-    steps on the support set."""
+def adapt(torch, style, forward, fast_weights, support, inner_lr, inner_steps, create_graph):
+    """The fast weights (a list, or a dict by name) after ``inner_steps`` SGD steps on the
+    support set."""
     F = torch.nn.functional
     x, y = support
+
+    def loss_fn(params):
+        return F.mse_loss(forward(x, params), y)
+
     for _ in range(inner_steps):
-        loss = F.mse_loss(forward(x, fast_weights), y)
-        if isinstance(fast_weights, OrderedDict):
-            grads = torch.autograd.grad(loss, fast_weights.values(), create_graph=create_graph)
+        if style == "torch_func":
+            grads = torch.func.grad(loss_fn)(fast_weights)
+            if not create_graph:
+                grads = {name: g.detach() for name, g in grads.items()}
+            fast_weights = {name: w - inner_lr * grads[name]
+                            for name, w in fast_weights.items()}
+        elif style == "by_name":
+            grads = torch.autograd.grad(loss_fn(fast_weights), fast_weights.values(),
+                                        create_graph=create_graph)
             fast_weights = OrderedDict((name, w - inner_lr * g)
                                        for (name, w), g in zip(fast_weights.items(), grads))
         else:
-            grads = torch.autograd.grad(loss, fast_weights, create_graph=create_graph)
+            grads = torch.autograd.grad(loss_fn(fast_weights), fast_weights,
+                                        create_graph=create_graph)
             fast_weights = [w - inner_lr * g for w, g in zip(fast_weights, grads)]
     return fast_weights
 
 
 def main(torch, meta_iters=60, meta_batch=8, k_shot=10, inner_lr=0.01, inner_steps=1,
-         meta_lr=1e-2, first_order=False, by_name=False, eval_every=10, state=None, rng=None):
+         meta_lr=1e-2, first_order=False, style="list", eval_every=10, state=None, rng=None):
     if rng is None:
         rng = np.random.default_rng()
     F = torch.nn.functional
@@ -73,7 +85,7 @@ def main(torch, meta_iters=60, meta_batch=8, k_shot=10, inner_lr=0.01, inner_ste
     if state is not None:
         load_numpy_state(torch, model, state)
     meta_optimizer = torch.optim.Adam(model.parameters(), lr=meta_lr)
-    if by_name:
+    if style != "list":
         def forward(x, fast_weights):
             return torch.func.functional_call(model, fast_weights, (x,))
 
@@ -94,7 +106,7 @@ def main(torch, meta_iters=60, meta_batch=8, k_shot=10, inner_lr=0.01, inner_ste
         """Mean query loss on the held-out tasks after ``steps`` inner steps each."""
         total = 0.0
         for support, (x, y) in test_tasks:
-            fast_weights = adapt(torch, forward, weights(), support, inner_lr, steps,
+            fast_weights = adapt(torch, style, forward, weights(), support, inner_lr, steps,
                                  create_graph=False)
             with torch.no_grad():
                 total += F.mse_loss(forward(x, fast_weights), y).item()
@@ -110,8 +122,8 @@ def main(torch, meta_iters=60, meta_batch=8, k_shot=10, inner_lr=0.01, inner_ste
             support, (x_query, y_query) = tensors(sine_task(rng, k_shot))
             with torch.no_grad():
                 support_losses.append(F.mse_loss(model(*support[:1]), support[1]).item())
-            fast_weights = adapt(torch, forward, weights(), support, inner_lr, inner_steps,
-                                 create_graph=not first_order)
+            fast_weights = adapt(torch, style, forward, weights(), support, inner_lr,
+                                 inner_steps, create_graph=not first_order)
             meta_loss = meta_loss + F.mse_loss(forward(x_query, fast_weights), y_query)
         meta_loss = meta_loss / meta_batch
         meta_loss.backward()
