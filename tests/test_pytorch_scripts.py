@@ -62,6 +62,8 @@ CASES = {
     "maml_torch_func_grad_two_inner_steps": (maml, dict(rng=True, style="torch_func",
                                                         inner_steps=2, meta_iters=30),
                                              "eval_losses"),
+    "maml_torch_func_vmap_over_tasks": (maml, dict(rng=True, style="torch_func_vmap",
+                                                   meta_iters=20), "eval_losses"),
     # episodes to the goal get shorter (the returns rise)
     "dqn_smooth_l1_amsgrad_soft_update": (dqn, dict(rng=True), "durations"),
     "dqn_state_dict_soft_update": (dqn, dict(rng=True, soft_update="state_dict",

@@ -6,7 +6,9 @@ averaged and backpropagated (through the inner loop: second order) into the mode
 Adam. With ``first_order`` the inner grads are taken without create_graph (FOMAML).
 With ``style="by_name"`` the fast weights are an OrderedDict of named parameters instead,
 applied by torch.func.functional_call and differentiated through ``fast_weights.values()``;
-with ``style="torch_func"`` a dict differentiated by torch.func.grad(loss_fn).
+with ``style="torch_func"`` a dict differentiated by torch.func.grad(loss_fn), and with
+``style="torch_func_vmap"`` also the meta-batch's tasks stacked and mapped by
+torch.func.vmap (functorch's MAML example).
 Tasks (amplitude, phase, sample points) come from a numpy generator. The meta losses
 of fresh tasks are noisy; the loss on fixed held-out tasks after five inner steps,
 evaluated every ``eval_every`` meta iterations, must fall."""
@@ -56,7 +58,7 @@ def adapt(torch, style, forward, fast_weights, support, inner_lr, inner_steps, c
         return F.mse_loss(forward(x, params), y)
 
     for _ in range(inner_steps):
-        if style == "torch_func":
+        if style.startswith("torch_func"):
             grads = torch.func.grad(loss_fn)(fast_weights)
             if not create_graph:
                 grads = {name: g.detach() for name, g in grads.items()}
@@ -112,20 +114,25 @@ def main(torch, meta_iters=60, meta_batch=8, k_shot=10, inner_lr=0.01, inner_ste
                 total += F.mse_loss(forward(x, fast_weights), y).item()
         return total / len(test_tasks)
 
+    def task_loss(x_support, y_support, x_query, y_query):
+        """The query loss after adapting to the support set."""
+        fast_weights = adapt(torch, style, forward, weights(), (x_support, y_support),
+                             inner_lr, inner_steps, create_graph=not first_order)
+        return F.mse_loss(forward(x_query, fast_weights), y_query)
+
     meta_losses, support_losses, eval_losses = [], [], []
     for iteration in range(meta_iters):
         if iteration % eval_every == 0:
             eval_losses.append(evaluate())
         meta_optimizer.zero_grad()
-        meta_loss = 0.0
-        for _ in range(meta_batch):
-            support, (x_query, y_query) = tensors(sine_task(rng, k_shot))
-            with torch.no_grad():
-                support_losses.append(F.mse_loss(model(*support[:1]), support[1]).item())
-            fast_weights = adapt(torch, style, forward, weights(), support, inner_lr,
-                                 inner_steps, create_graph=not first_order)
-            meta_loss = meta_loss + F.mse_loss(forward(x_query, fast_weights), y_query)
-        meta_loss = meta_loss / meta_batch
+        tasks = [tensors(sine_task(rng, k_shot)) for _ in range(meta_batch)]
+        with torch.no_grad():
+            support_losses += [F.mse_loss(model(x), y).item() for (x, y), _ in tasks]
+        if style == "torch_func_vmap":
+            stacked = [torch.stack(part) for part in zip(*[s + q for s, q in tasks])]
+            meta_loss = torch.func.vmap(task_loss)(*stacked).mean()
+        else:
+            meta_loss = sum(task_loss(*support, *query) for support, query in tasks) / meta_batch
         meta_loss.backward()
         meta_optimizer.step()
         meta_losses.append(meta_loss.item())
