@@ -5,7 +5,7 @@ state_dict, then softly updated with target_param.data.copy_(tau * param.data + 
 * target_param.data) over the parameters, or over the state_dicts' values with
 ``soft_update="state_dict"``), Q(s, a) by q.gather(1, actions), next-state values by
 target_net(...).max(1)[0].detach() written through a mask of non-final states,
-F.smooth_l1_loss, AdamW(amsgrad=True) and clip_grad_value_.
+nn.SmoothL1Loss, AdamW(amsgrad=True) and clip_grad_value_.
 
 The tutorial's ``random.random()`` / ``random.sample`` / ``env.action_space.sample()``
 draw from a numpy generator here, so both libraries explore and replay alike; the episode
@@ -107,7 +107,7 @@ def main(torch, num_episodes=40, BATCH_SIZE=32, GAMMA=0.9, EPS_START=0.9, EPS_EN
         steps_done += 1
         if sample > eps_threshold:
             with torch.no_grad():
-                return policy_net(state).max(1)[1].view(1, 1)
+                return policy_net(state).max(1).indices.view(1, 1)
         return torch.tensor([[int(rng.integers(env.n_actions))]], device=device,
                             dtype=torch.long)
 
@@ -130,7 +130,8 @@ def main(torch, num_episodes=40, BATCH_SIZE=32, GAMMA=0.9, EPS_START=0.9, EPS_EN
         next_state_values[non_final_mask] = target_net(non_final_next_states).max(1)[0].detach()
         expected_state_action_values = (next_state_values * GAMMA) + reward_batch
 
-        loss = F.smooth_l1_loss(state_action_values, expected_state_action_values.unsqueeze(1))
+        criterion = nn.SmoothL1Loss()
+        loss = criterion(state_action_values, expected_state_action_values.unsqueeze(1))
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_value_(policy_net.parameters(), 1.0)
