@@ -108,7 +108,7 @@ def main(torch, num_iterations=12, num_envs=8, num_steps=16, update_epochs=4,
 
     next_obs = torch.Tensor(envs.reset())
     next_done = torch.zeros(num_envs)
-    neg_returns, pg_losses, v_losses, clipfracs, approx_kls, stds = [], [], [], [], [], []
+    neg_returns, losses, v_losses, clipfracs, approx_kls, stds = [], [], [], [], [], []
     for iteration in range(1, num_iterations + 1):
         frac = 1.0 - (iteration - 1.0) / num_iterations
         optimizer.param_groups[0]["lr"] = frac * learning_rate
@@ -173,10 +173,12 @@ def main(torch, num_iterations=12, num_envs=8, num_steps=16, update_epochs=4,
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(agent.parameters(), max_grad_norm)
                 optimizer.step()
-        pg_losses.append(pg_loss.item())
+        # NOTE: not pg_loss alone: with normalized advantages it is a small difference of
+        # O(1) terms, whose float rounding differs between libraries by more than 1e-4
+        losses.append(loss.item())
         v_losses.append(v_loss.item())
         approx_kls.append(approx_kl.item())
         stds.append(agent.actor_logstd.exp().item())
-    return {"neg_returns": neg_returns, "pg_losses": pg_losses, "v_losses": v_losses,
+    return {"neg_returns": neg_returns, "losses": losses, "v_losses": v_losses,
             "clipfracs": clipfracs, "approx_kls": approx_kls, "stds": stds,
             "state": initial}
