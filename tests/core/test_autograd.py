@@ -459,3 +459,32 @@ def test_legacy_variable_as_torch():
     assert results[0] == results[1]
     with pytest.warns(UserWarning, match="volatile was removed"):
         minflow.autograd.Variable(minflow.ones(1), volatile=True)
+
+
+def _batched_grads(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = lib.tensor([0.5], requires_grad=True)
+    y, s = x ** 2 * w, (x * w).sum()
+    jacobian = lib.autograd.grad(y, x, lib.eye(3), retain_graph=True, is_grads_batched=True)
+    both = lib.autograd.grad([y, s], [x, w], [lib.eye(3)[:2], lib.tensor([1.0, -2.0])],
+                             retain_graph=True, is_grads_batched=True)
+    hessian_rows = lib.autograd.grad(y, x, lib.eye(3), create_graph=True,
+                                     is_grads_batched=True)[0]
+    second = lib.autograd.grad(hessian_rows.sum(), w)[0]
+    return [t.detach().numpy() for t in (*jacobian, *both, hessian_rows, second)]
+
+
+def test_grad_is_grads_batched_matches_torch():
+    torch = pytest.importorskip("torch")
+    got, expected = _batched_grads(minflow), _batched_grads(torch)
+    assert len(got) == len(expected) == 5
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_grad_is_grads_batched_checks_grad_outputs():
+    x = leaf([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="the first dim of each grad_output is the batch "
+                                           "dim and the rest must match its output"):
+        minflow.autograd.grad(x * 2, x, minflow.ones(2, dtype=minflow.float64),
+                              is_grads_batched=True)
