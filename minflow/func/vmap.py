@@ -6,6 +6,7 @@ A loop also runs what torch's vmap refuses (``.item()``, data-dependent control 
 random ops follow ``randomness`` as in torch: an error, a different draw per sample, or
 the same draw for every sample.
 """
+import contextlib
 import functools
 
 from ..core import random as core_random
@@ -42,7 +43,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         dims = _leaf_dims(in_dims, args, len(leaves))
         size = _batch_size(leaves, dims)
         results = []
-        with _random_mode(randomness) as before_sample:
+        with _randomness(randomness) as before_sample:
             for i in range(size):
                 before_sample()
                 sample = [t.select(d, i) if d is not None else t for t, d in zip(leaves, dims)]
@@ -129,22 +130,14 @@ def _stack(results, out_dims):
     return tree_unflatten(stacked, spec)
 
 
-class _random_mode:
-    """Context for one vmap call: random ops raise ("error"), draw on ("different"), or
-    draw the same for every sample ("same": the generators rewound before each)."""
-
-    def __init__(self, randomness):
-        self.randomness = randomness
-
-    def __enter__(self):
-        self.forbidden = core_random.forbid_random(self.randomness == "error")
-        states = core_random.generator_states() if self.randomness == "same" else None
-
-        def before_sample():
-            if states is not None:
-                core_random.restore_generator_states(states)
-        return before_sample
-
-    def __exit__(self, *exc):
-        core_random.forbid_random(self.forbidden)
-        return False
+@contextlib.contextmanager
+def _randomness(mode):
+    """For one vmap call: random ops raise ("error"), draw on ("different"), or draw the
+    same for every sample ("same": the default generators rewound before each). Yields
+    the function to call before each sample."""
+    previous = core_random.forbid_random(mode == "error")
+    states = core_random.generator_states() if mode == "same" else None
+    try:
+        yield lambda: states is not None and core_random.restore_generator_states(states)
+    finally:
+        core_random.forbid_random(previous)
