@@ -49,7 +49,8 @@ def _checking_tensor_args(fn, fname):
     aliases, prelude, optional = [], "", set()
     if all(p.kind is not p.VAR_KEYWORD for p in params):
         aliases, prelude, optional = numpy_aliases(fname, [
-            (p.name, p.default is not p.empty) for p in params if p.kind is not p.VAR_POSITIONAL])
+            (p.name, p.default is not p.empty or p.kind is p.KEYWORD_ONLY) for p in params
+            if p.kind is not p.VAR_POSITIONAL])
     params = [p.replace(default=_Default("missing")) if p.name in optional else p
               for p in params]
     params += [inspect.Parameter(a, inspect.Parameter.KEYWORD_ONLY, default=_Default("unset"))
@@ -106,7 +107,7 @@ def _take_alias(fname, name, value, default, alias, alias_value):
 
 
 def _raise_missing(fname, name):
-    raise TypeError(f"{fname}() missing required argument: '{name}'")
+    raise TypeError(f"{fname}() missing 1 required positional argument: '{name}'")
 
 
 # _d_unset: an alias not given; _d_missing: a required argument not given (see numpy_aliases)
@@ -115,10 +116,11 @@ _ALIAS_ENV = {"_d_unset": object(), "_d_missing": object(), "_mf_take_alias": _t
 
 
 def numpy_aliases(fname, params):
-    """For a compiled wrapper with ``params`` [(name, has_default)]: the alias keywords to
-    add (``axis`` for ``dim``...), the source lines that take them, and the required
-    parameters that need the default ``_d_missing`` (those from the first aliased one on,
-    so that ``gather(x, axis=0, index=i)`` parses), checked in the same lines."""
+    """For a compiled wrapper with ``params`` [(name, may be left out: it has a default or
+    is keyword-only)]: the alias keywords to add (``axis`` for ``dim``...), the source
+    lines that take them, and the required positional parameters that need the default
+    ``_d_missing`` (those from the first aliased one on, so that ``gather(x, axis=0,
+    index=i)`` parses), checked in the same lines."""
     names = [name for name, _ in params]
     aliased = [name for name in names if name in ALIASES and ALIASES[name] not in names]
     if not aliased:

@@ -270,7 +270,9 @@ def test_numpy_axis_and_keepdims_aliases_as_torch(call):
 
 def test_numpy_aliases_need_the_arguments_they_stand_for():
     x = minflow.ones(2, 3)
-    with pytest.raises(TypeError, match="cumsum\\(\\) missing required argument: 'dim'"):
+    with pytest.raises(TypeError,
+                       match=r"cumsum\(\) missing 1 required positional argument: 'dim'"):
         x.cumsum()
-    with pytest.raises(TypeError, match="gather\\(\\) missing required argument: 'index'"):
+    with pytest.raises(TypeError,
+                       match=r"gather\(\) missing 1 required positional argument: 'index'"):
         x.gather(axis=0)
