@@ -936,6 +936,19 @@ SAME_AS_TORCH += [
      "adaptive_avg_pool2d: Input dimension should be at least 3"),
     (lambda t: t.F.soft_margin_loss(t.lib.ones(5, 4), t.lib.ones(5)), RuntimeError,
      "mul: shapes [[5, 4], [5]] cannot be broadcast"),
+    (lambda t: t.lib.autograd.grad((t.x.requires_grad_() * 2).sum(), []), RuntimeError,
+     "autograd.grad: the `inputs` argument cannot be empty"),
+    (lambda t: t.lib.autograd.grad((t.x.requires_grad_() * 2).sum(), 3.0), TypeError,
+     "autograd.grad: expected inputs to be a Tensor or an iterable of Tensors, got float"),
+    (lambda t: t.lib.autograd.grad((t.x.requires_grad_() * 2).sum(), [3.0]), RuntimeError,
+     "autograd.grad: expected inputs[0] to be a Tensor, got float"),
+    (lambda t: (t.x.requires_grad_() * 2).sum().backward(inputs=[]), RuntimeError,
+     "backward: the `inputs` argument cannot be empty"),
+    (lambda t: t.lib.autograd.Variable([1.0]), TypeError,
+     "Variable: data has to be a tensor, but got list"),
+    (lambda t: t.x.sum(dim=0, axis=1), TypeError, "sum(): got both 'dim' and its alias 'axis'"),
+    (lambda t: t.lib.mean(t.x, 0, keepdim=True, keepdims=True), TypeError,
+     "mean(): got both 'keepdim' and its alias 'keepdims'"),
 ]
 
 MINFLOW_ONLY = [    # torch: TypeError

@@ -9,11 +9,13 @@ import pytest
 
 import minflow
 from pytorch_scripts import (amp_classifier, bilstm_tagger, char_rnn_classification,
-                             checkpoint_resume, data_pipeline, dcgan, distillation, gcn, mnist,
-                             nanogpt, packed_classifier, regression, reinforce, resnet, seq2seq,
-                             simclr, sngan_ema, spatial_transformer, text_classification,
+                             checkpoint_resume, data_pipeline, dcgan, distillation, dqn, gcn,
+                             maml, mnist, nanogpt, packed_classifier, ppo, regression,
+                             reinforce, resnet, seq2seq, simclr, sngan_ema,
+                             spatial_transformer, text_classification,
                              time_sequence_prediction, transformer_classifier,
-                             translation_transformer, unet, vae, vit, word_language_model)
+                             translation_transformer, unet, vae, vit, wgan_gp,
+                             word_language_model)
 
 torch = pytest.importorskip("torch")
 
@@ -68,6 +70,24 @@ CASES = {
     "bigru_tagger_two_layers_sgd": (bilstm_tagger, dict(rnn_type="GRU", num_layers=2,
                                                         optimizer_name="SGD",
                                                         fixed_length=True), "losses"),
+    # generated samples move towards the modes: their mean distance to the nearest one falls
+    "wgan_gp_layer_norm": (wgan_gp, dict(rng=True), "mode_distances"),
+    "wgan_gp_mlp": (wgan_gp, dict(rng=True, layer_norm=False), "mode_distances"),
+    # the loss on held-out tasks after a few inner steps falls
+    "maml_second_order": (maml, dict(rng=True), "eval_losses"),
+    "maml_first_order_functional_call": (maml, dict(rng=True, first_order=True,
+                                                    style="by_name"), "eval_losses"),
+    "maml_torch_func_grad_two_inner_steps": (maml, dict(rng=True, style="torch_func",
+                                                        inner_steps=2, meta_iters=30),
+                                             "eval_losses"),
+    "maml_torch_func_vmap_over_tasks": (maml, dict(rng=True, style="torch_func_vmap",
+                                                   meta_iters=20), "eval_losses"),
+    # episodes to the goal get shorter (the returns rise)
+    "dqn_smooth_l1_amsgrad_soft_update": (dqn, dict(rng=True), "durations"),
+    "dqn_state_dict_soft_update": (dqn, dict(rng=True, soft_update="state_dict",
+                                             num_episodes=25), "durations"),
+    # the mean episode return rises: minus it falls
+    "ppo_clipped_gae": (ppo, dict(rng=True), "neg_returns"),
 }
 
 

@@ -21,14 +21,22 @@ from .node import AccumulateGrad, _anomaly, grad_accumulator
 __all__ = ["backward", "grad"]
 
 
-def _as_tuple(x):
+def _as_tuple(x, where, argument):
+    """A Tensor as a 1-tuple, any other iterable (a list, a generator such as
+    ``model.parameters()``, ``dict.values()``) as a tuple, as torch takes them."""
     if x is None:
         return ()
-    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+    if isinstance(x, Tensor):
+        return (x,)
+    try:
+        return tuple(x)
+    except TypeError:
+        raise TypeError(f"{where}: expected {argument} to be a Tensor or an iterable of "
+                        f"Tensors, got {type(x).__name__}") from None
 
 
 def _root_grads(outputs, grad_outputs, where):
-    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    grads = _as_tuple(grad_outputs, where, "the gradients") or (None,) * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"{where}: got {len(grads)} gradients for {len(outputs)} outputs")
     roots = []
@@ -257,11 +265,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     >>> w.grad
     tensor([2., 4.])
     """
-    outputs = _as_tuple(tensors)
+    outputs = _as_tuple(tensors, "backward", "tensors")
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
-        inputs = _as_tuple(inputs)
+        inputs = _as_tuple(inputs, "backward", "inputs")
+        if not inputs:
+            raise RuntimeError("backward: the `inputs` argument cannot be empty")
         found = grad(outputs, inputs, grad_tensors, retain_graph, create_graph,
                      allow_unused=True)
         with set_grad_enabled(create_graph):
@@ -277,20 +287,31 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Return d(outputs)/d(inputs) without touching ``.grad`` (as ``torch.autograd.grad``).
 
     An input the outputs do not depend on is an error, or gives None with
-    ``allow_unused=True``, or zeros with ``materialize_grads=True``.
+    ``allow_unused=True``, or zeros with ``materialize_grads=True``. With
+    ``is_grads_batched``, the first dim of each grad_output indexes a batch of them, and
+    each result gains that dim (a Jacobian from grad_outputs=eye(n)).
 
     >>> x = minflow.tensor([3.0], requires_grad=True)
     >>> minflow.autograd.grad((x * x).sum(), x)[0].tolist()
     [6.0]
     """
-    allow_unused = _allow_unused(only_inputs, allow_unused, is_grads_batched, materialize_grads)
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    allow_unused = _allow_unused(only_inputs, allow_unused, materialize_grads)
+    outputs = _as_tuple(outputs, "autograd.grad", "outputs")
+    inputs = _as_tuple(inputs, "autograd.grad", "inputs")
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
+    if not inputs:
+        raise RuntimeError("autograd.grad: the `inputs` argument cannot be empty")
     roots = _root_grads(outputs, grad_outputs, "autograd.grad")
     if retain_graph is None:
         retain_graph = create_graph
     captures, keys = {}, []
     for i, t in enumerate(inputs):
-        if not isinstance(t, Tensor) or not t._requires_grad:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"autograd.grad: expected inputs[{i}] to be a Tensor, got "
+                               f"{type(t).__name__}")
+        if not t._requires_grad:
             raise RuntimeError(f"autograd.grad: inputs[{i}] does not require grad")
         key = (id(_node_of(t)), t._output_nr)
         keys.append(key)
@@ -309,7 +330,31 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def _allow_unused(only_inputs, allow_unused, is_grads_batched, materialize_grads):
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """autograd.grad once per index of the grad_outputs' first dim, the results stacked
+    (torch vmaps this; the values are the same)."""
+    grads = _as_tuple(grad_outputs, "autograd.grad", "grad_outputs")
+    for i, (g, out) in enumerate(zip(grads, outputs)):
+        if not isinstance(g, Tensor) or tuple(g.shape[1:]) != tuple(out.shape):
+            got = list(g.shape) if isinstance(g, Tensor) else type(g).__name__
+            raise RuntimeError(f"autograd.grad: with is_grads_batched=True the first dim of "
+                               f"each grad_output is the batch dim and the rest must match "
+                               f"its output: grad_outputs[{i}] is {got}, outputs[{i}] has "
+                               f"shape {list(out.shape)}")
+    if len(grads) != len(outputs) or len({g.shape[0] for g in grads}) != 1:
+        raise RuntimeError(f"autograd.grad: with is_grads_batched=True expected one "
+                           f"grad_output per output, all of one batch size; got "
+                           f"{[list(g.shape) for g in grads]} for {len(outputs)} outputs")
+    size = grads[0].shape[0]
+    keep = create_graph if retain_graph is None else retain_graph
+    rows = [grad(outputs, inputs, [g[b] for g in grads], keep or b < size - 1, create_graph,
+                 allow_unused=allow_unused, materialize_grads=materialize_grads)
+            for b in range(size)]
+    return tuple(None if row[0] is None else F.stack(row) for row in zip(*rows))
+
+
+def _allow_unused(only_inputs, allow_unused, materialize_grads):
     """torch's checks of autograd.grad's options; the allow_unused that applies."""
     if materialize_grads and allow_unused is False:
         raise ValueError("autograd.grad: Expected allow_unused to be True or not passed when "
@@ -318,7 +363,4 @@ def _allow_unused(only_inputs, allow_unused, is_grads_batched, materialize_grads
         warnings.warn("autograd.grad: only_inputs argument is deprecated and is ignored now "
                       "(defaults to True). To accumulate gradient for other parts of the "
                       "graph, please use minflow.autograd.backward.", FutureWarning, stacklevel=3)
-    if is_grads_batched:
-        raise NotImplementedError("autograd.grad: is_grads_batched=True is not supported "
-                                  "(it needs vmap); loop over the grad_outputs instead")
     return materialize_grads if allow_unused is None else allow_unused

@@ -3,6 +3,9 @@ that Tensor's operators and methods look functions up in.
 
 ``F`` holds every public function by name (``F.add``, ``F.exp`` ...); Tensor operators
 call through it, so ops can be defined after the Tensor class without import cycles.
+
+Every compiled wrapper takes numpy's names ``axis`` and ``keepdims`` for ``dim`` and
+``keepdim`` as keywords, as torch's native functions do (``x.sum(axis=-1)``).
 """
 import functools
 import inspect
@@ -43,8 +46,19 @@ def _checking_tensor_args(fn, fname):
     sig = inspect.signature(fn)
     params = [p.replace(annotation=p.empty, default=_Default(p.name) if p.default is not
                         p.empty else p.empty) for p in sig.parameters.values()]
+    aliases, prelude, optional = [], "", set()
+    if all(p.kind is not p.VAR_KEYWORD for p in params):
+        aliases, prelude, optional = numpy_aliases(fname, [
+            (p.name, p.default is not p.empty or p.kind is p.KEYWORD_ONLY) for p in params
+            if p.kind is not p.VAR_POSITIONAL])
+    params = [p.replace(default=_Default("missing")) if p.name in optional else p
+              for p in params]
+    params += [inspect.Parameter(a, inspect.Parameter.KEYWORD_ONLY, default=_Default("unset"))
+               for a in aliases]
     args, names, values, kwargs = [], [], "", "{}"     # the call; what the check reads
     for p in params:
+        if p.name in aliases:
+            continue
         if p.kind is p.VAR_POSITIONAL:
             args.append(f"*{p.name}")
             values = f" + tuple({p.name})"
@@ -58,12 +72,12 @@ def _checking_tensor_args(fn, fname):
             names.append(p.name)
     values = f"({''.join(n + ', ' for n in names)}){values}"
     src = (f"def {fname}{sig.replace(parameters=params, return_annotation=sig.empty)}:\n"
-           f"    try:\n        return _mf_fn({', '.join(args)})\n"
+           f"{prelude}    try:\n        return _mf_fn({', '.join(args)})\n"
            f"    except AttributeError as _mf_err:\n"
            f"        _mf_raise({fname!r}, {tuple(names)!r}, {values}, {kwargs}, _mf_err)\n"
            f"        raise\n")
-    env = {"_mf_fn": fn, "_mf_raise": raise_not_tensor}
-    env.update({f"_d_{p.name}": sig.parameters[p.name].default for p in params
+    env = {"_mf_fn": fn, "_mf_raise": raise_not_tensor, **_ALIAS_ENV}
+    env.update({f"_d_{p.name}": p.default for p in sig.parameters.values()
                 if p.default is not p.empty})
     exec(compile(src, f"<minflow.{fname}>", "exec"), env)
     checked = functools.wraps(fn)(env[fname])
@@ -79,6 +93,50 @@ class _Default:
 
     def __repr__(self):
         return f"_d_{self.name}"
+
+
+# numpy's argument names that torch's native functions take too: sum(x, axis=0, keepdims=True)
+ALIASES = {"dim": "axis", "keepdim": "keepdims"}
+
+
+def _take_alias(fname, name, value, default, alias, alias_value):
+    """The value of ``name`` where it was given as ``alias``; both given is an error."""
+    if value is not default:
+        raise TypeError(f"{fname}(): got both '{name}' and its alias '{alias}'")
+    return alias_value
+
+
+def _raise_missing(fname, name):
+    raise TypeError(f"{fname}() missing 1 required positional argument: '{name}'")
+
+
+# _d_unset: an alias not given; _d_missing: a required argument not given (see numpy_aliases)
+_ALIAS_ENV = {"_d_unset": object(), "_d_missing": object(), "_mf_take_alias": _take_alias,
+              "_mf_raise_missing": _raise_missing}
+
+
+def numpy_aliases(fname, params):
+    """For a compiled wrapper with ``params`` [(name, may be left out: it has a default or
+    is keyword-only)]: the alias keywords to add (``axis`` for ``dim``...), the source
+    lines that take them, and the required positional parameters that need the default
+    ``_d_missing`` (those from the first aliased one on, so that ``gather(x, axis=0,
+    index=i)`` parses), checked in the same lines."""
+    names = [name for name, _ in params]
+    aliased = [name for name in names if name in ALIASES and ALIASES[name] not in names]
+    if not aliased:
+        return [], "", set()
+    first = min(names.index(name) for name in aliased)
+    optional = {name for name, has_default in params[first:] if not has_default}
+    lines = []
+    for name in aliased:
+        default = "_d_missing" if name in optional else f"_d_{name}"
+        lines += [f"    if {ALIASES[name]} is not _d_unset:\n",
+                  f"        {name} = _mf_take_alias({fname!r}, {name!r}, {name}, {default}, "
+                  f"{ALIASES[name]!r}, {ALIASES[name]})\n"]
+    for name in sorted(optional, key=names.index):
+        lines.append(f"    if {name} is _d_missing:\n"
+                     f"        _mf_raise_missing({fname!r}, {name!r})\n")
+    return [ALIASES[name] for name in aliased], "".join(lines), optional
 
 
 def raise_not_tensor(fname, params, args, kwargs, err):
@@ -127,6 +185,9 @@ def generate_function(op, name=None, method=False, doc=None, out=False, inplace=
     for attr in op.attrs:
         params.append(f"{attr.name}=_d_{attr.name}" if attr.default is not _REQUIRED
                       else attr.name)
+    aliases, prelude, optional = numpy_aliases(
+        fname, [(p.split("=")[0], "=" in p) for p in params])
+    params = [f"{p}=_d_missing" if p in optional else p for p in params]
     inputs = "".join(f"{i.name}, " for i in op.inputs)
     attrs = ", ".join(f"{a.name!r}: {a.name}" for a in op.attrs)
     call = f"_apply(_op, ({inputs}), {{{attrs}}})"
@@ -140,12 +201,14 @@ def generate_function(op, name=None, method=False, doc=None, out=False, inplace=
     # unlike hand-written public functions (_checking_tensor_args)
     names = [p.split("=")[0] for p in params]
     values = "".join(n + ", " for n in names)
-    body = (f"    try:\n{body}    except AttributeError as err:\n"
+    if aliases:
+        params += ["*"] + [f"{a}=_d_unset" for a in aliases]
+    body = (f"{prelude}    try:\n{body}    except AttributeError as err:\n"
             f"        _raise_not_tensor({fname!r}, {tuple(names)!r}, ({values}), {{}}, err)\n"
             f"        raise\n")
     src = f"def {fname}({', '.join(params)}):\n{body}"
     env = {"_apply": apply, "_op": op, "_write_out": write_out,
-           "_raise_not_tensor": raise_not_tensor}
+           "_raise_not_tensor": raise_not_tensor, **_ALIAS_ENV}
     env.update({f"_d_{a.name}": a.default for a in op.attrs})
     exec(compile(src, f"<minflow.{fname}>", "exec"), env)
     fn = env[fname]

@@ -5,7 +5,10 @@ from .device import Device, array_module
 from .dtype import int64
 
 __all__ = ["Generator", "manual_seed", "default_generator", "seed", "initial_seed",
-           "get_rng_state", "set_rng_state"]
+           "get_rng_state", "set_rng_state", "forbid_random", "generator_states",
+           "restore_generator_states"]
+
+_forbidden = [False]        # func.vmap(randomness="error") sets it while it runs
 
 
 class Generator:
@@ -44,6 +47,10 @@ class Generator:
 
     def rng(self, dev_type):
         """The array library's generator, for kernels (numpy or cupy)."""
+        if _forbidden[0]:
+            raise RuntimeError("vmap: called random operation while in randomness error "
+                               "mode. Please either use the 'same' or 'different' randomness "
+                               "flags on vmap or perform the randomness operation out of vmap")
         if self._state is None:
             if dev_type == "cuda":
                 self._state = array_module("cuda").random.default_rng(self._seed)
@@ -215,3 +222,20 @@ def set_rng_state(new_state):
     True
     """
     default_generator.set_state(new_state)
+
+
+def forbid_random(flag):
+    """Make random ops raise (``flag`` true) or not; returns the previous setting."""
+    previous, _forbidden[0] = _forbidden[0], flag
+    return previous
+
+
+def generator_states():
+    """The states of the default generators (cpu, and cuda once used), to restore with
+    ``restore_generator_states``."""
+    return [(g, g.get_state()) for g in [default_generator] + _cuda_generator]
+
+
+def restore_generator_states(states):
+    for generator, state in states:
+        generator.set_state(state)

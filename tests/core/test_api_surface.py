@@ -241,3 +241,38 @@ def test_small_aliases_as_torch():
                                b.arctan2_(torch.tensor([-1.0, 3.0])).numpy(), rtol=1e-6)
     with minflow.inference_mode():
         assert minflow.is_inference(minflow.zeros(1))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: x.sum(axis=-1),
+    lambda lib, x: x.mean(axis=0, keepdims=True),
+    lambda lib, x: lib.std(x, axis=(0, 1)),
+    lambda lib, x: x.max(axis=1).values,
+    lambda lib, x: x.argmax(axis=1, keepdims=True),
+    lambda lib, x: lib.cat([x, x], axis=1),
+    lambda lib, x: x.cumsum(axis=0),
+    lambda lib, x: x.gather(axis=1, index=lib.tensor([[0], [2]])),
+    lambda lib, x: lib.index_select(x, axis=1, index=lib.tensor([2, 0])),
+    lambda lib, x: x.unsqueeze(axis=0),
+    lambda lib, x: x.softmax(axis=1),
+    lambda lib, x: x.topk(2, axis=1).values,
+    lambda lib, x: x.logsumexp(axis=1, keepdims=True),
+], ids=["sum", "mean_keepdims", "std", "max", "argmax", "cat", "cumsum", "gather",
+        "index_select", "unsqueeze", "softmax", "topk", "logsumexp"])
+def test_numpy_axis_and_keepdims_aliases_as_torch(call):
+    torch = pytest.importorskip("torch")
+    data = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=np.float32)
+    got = call(minflow, minflow.tensor(data))
+    expected = call(torch, torch.tensor(data))
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+
+
+def test_numpy_aliases_need_the_arguments_they_stand_for():
+    x = minflow.ones(2, 3)
+    with pytest.raises(TypeError,
+                       match=r"cumsum\(\) missing 1 required positional argument: 'dim'"):
+        x.cumsum()
+    with pytest.raises(TypeError,
+                       match=r"gather\(\) missing 1 required positional argument: 'index'"):
+        x.gather(axis=0)

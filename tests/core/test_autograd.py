@@ -430,5 +430,80 @@ def test_legacy_variable_is_a_detached_tensor():
     v = minflow.autograd.Variable(x, requires_grad=True)
     assert v is not x and v.is_leaf and v.requires_grad and isinstance(x, minflow.autograd.Variable)
     assert not minflow.autograd.Variable(x).requires_grad
-    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+    with pytest.raises(TypeError, match="data has to be a tensor, but got list"):
         minflow.autograd.Variable([1.0])
+
+
+@pytest.mark.parametrize("as_iterable", [
+    lambda params: (p for p in params),                      # model.parameters()
+    lambda params: dict(enumerate(params)).values(),         # OrderedDict(...).values()
+    lambda params: params[0],                                # one tensor
+], ids=["generator", "dict_values", "tensor"])
+def test_grad_and_backward_take_any_iterable_of_inputs(as_iterable):
+    x, y = leaf([3.0]), leaf([4.0])
+    grads = minflow.autograd.grad((x * x * y).sum(), as_iterable([x, y]))
+    assert [g.tolist() for g in grads] == [[24.0], [9.0]][:len(grads)]
+    (x * y).sum().backward(inputs=as_iterable([x, y]))
+    assert x.grad.tolist() == [4.0]
+    z = x * 2
+    minflow.autograd.backward(t for t in [z.sum()])
+    assert x.grad.tolist() == [6.0]
+
+
+def test_grad_with_grad_outputs_from_a_generator_matches_torch():
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (minflow, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        outs = [x * x, x.sum()]
+        grads = lib.autograd.grad(outs, (t for t in [x]),
+                                  grad_outputs=(g for g in [lib.tensor([1.0, -1.0]),
+                                                            lib.tensor(3.0)]))
+        results.append(grads[0].tolist())
+    assert results[0] == results[1] == [5.0, -1.0]
+
+
+def test_legacy_variable_as_torch():
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (minflow, torch):
+        x = lib.ones(2, requires_grad=True)
+        y = x * 2
+        v, w = lib.autograd.Variable(x), lib.autograd.Variable(y, requires_grad=True)
+        w.sum().backward()
+        v[0] = 5.0                                  # an alias of x's storage
+        results.append((v.requires_grad, v.is_leaf, w.is_leaf, w.grad.tolist(), x.grad,
+                        x.detach().tolist(), isinstance(y, lib.autograd.Variable),
+                        list(lib.autograd.Variable().shape)))
+    assert results[0] == results[1]
+    with pytest.warns(UserWarning, match="volatile was removed"):
+        minflow.autograd.Variable(minflow.ones(1), volatile=True)
+
+
+def _batched_grads(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = lib.tensor([0.5], requires_grad=True)
+    y, s = x ** 2 * w, (x * w).sum()
+    jacobian = lib.autograd.grad(y, x, lib.eye(3), retain_graph=True, is_grads_batched=True)
+    both = lib.autograd.grad([y, s], [x, w], [lib.eye(3)[:2], lib.tensor([1.0, -2.0])],
+                             retain_graph=True, is_grads_batched=True)
+    hessian_rows = lib.autograd.grad(y, x, lib.eye(3), create_graph=True,
+                                     is_grads_batched=True)[0]
+    second = lib.autograd.grad(hessian_rows.sum(), w)[0]
+    return [t.detach().numpy() for t in (*jacobian, *both, hessian_rows, second)]
+
+
+def test_grad_is_grads_batched_matches_torch():
+    torch = pytest.importorskip("torch")
+    got, expected = _batched_grads(minflow), _batched_grads(torch)
+    assert len(got) == len(expected) == 5
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_grad_is_grads_batched_checks_grad_outputs():
+    x = leaf([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="the first dim of each grad_output is the batch "
+                                           "dim and the rest must match its output"):
+        minflow.autograd.grad(x * 2, x, minflow.ones(2, dtype=minflow.float64),
+                              is_grads_batched=True)

@@ -453,3 +453,30 @@ def test_shapes_on_meta_device_and_empty_batch():
 def test_adaptive_pool_output_size_longer_than_input_is_value_error(fn):
     with pytest.raises(ValueError, match="Input dimension should be at least 3"):
         fn(minflow.ones(2, 2), (2, 2))
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, x: F.conv2d(x, x.new_ones(2, 1, 3, 3), padding=1),
+    lambda F, x: F.conv1d(x.flatten(2), x.new_ones(2, 1, 3), padding=2, dilation=2),
+    lambda F, x: F.max_pool2d(x, 3, 2, 1),
+    lambda F, x: F.avg_pool2d(x, 3, 2, 1),
+    lambda F, x: F.unfold(x, 3, padding=1),
+], ids=["conv2d", "conv1d", "max_pool2d", "avg_pool2d", "unfold"])
+def test_padded_input_grads_are_contiguous_as_torch(call, device):
+    """A gradient penalty views the input grad flat: grad.view(n, -1) needs it contiguous,
+    as torch's is."""
+    x = _t(RNG.standard_normal((2, 1, 5, 5)), device, grad=True, dtype=np.float32)
+    out = call(Fn, x)
+    grad = minflow.autograd.grad(out, x, minflow.ones_like(out), create_graph=True)[0]
+    assert grad.is_contiguous() and grad.stride() == (25, 25, 5, 1)
+    assert grad.view(2, -1).shape == (2, 25)
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(_np(x), requires_grad=True)
+    tout = call(torch.nn.functional, tx)
+    expected = torch.autograd.grad(tout, tx, torch.ones_like(tout))[0]
+    np.testing.assert_allclose(_np(grad), expected.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_fold_output_is_contiguous_as_torch():
+    cols = minflow.ones(1, 9, 25)
+    assert Fn.fold(cols, (5, 5), 3, padding=1).is_contiguous()

@@ -66,7 +66,9 @@ def _col2im(xp, part, shape, pads, kernel, stride, dilation, out_size, dtype):
             buf[index] = part(k)
         else:
             buf[index] += part(k)
-    return buf[_inner(size, pads[0::2])]
+    # NOTE: a copy out of the padding: torch's input grads (and fold's output) are
+    # contiguous, and scripts .view() them (a gradient penalty's grad.view(n, -1))
+    return xp.ascontiguousarray(buf[_inner(size, pads[0::2])])
 
 
 # ---- conv2d, conv3d ------------------------------------------------------------------------
