@@ -63,6 +63,32 @@ def _group_norm_ref(x, groups, eps=1e-5):
     return out.reshape(x.shape)
 
 
+def _bicubic_ref(x, out_h, out_w, align_corners=False):
+    """Bicubic resize (Keys' kernel, a = -0.75, taps clamped to the border), one explicit
+    loop per output pixel."""
+    n, c, h, w = x.shape
+    out = np.empty((n, c, out_h, out_w))
+
+    def kernel(d):
+        d, a = abs(d), -0.75
+        if d <= 1:
+            return (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1
+        return a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a if d < 2 else 0.0
+
+    def taps(i, size, out_size):
+        if align_corners:
+            s = i * (size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        else:
+            s = (i + 0.5) * size / out_size - 0.5
+        i0 = math.floor(s)
+        return [(min(max(i0 + k, 0), size - 1), kernel(s - i0 - k)) for k in (-1, 0, 1, 2)]
+    for i in range(out_h):
+        for j in range(out_w):
+            out[:, :, i, j] = sum(wy * wx * x[:, :, y, xx] for y, wy in taps(i, h, out_h)
+                                  for xx, wx in taps(j, w, out_w))
+    return out
+
+
 W_CT = rng.randn(3, 2, 3, 3)
 
 # name: (minflow call on tensors, numpy reference on arrays, inputs)
@@ -97,6 +123,11 @@ REFERENCES = {
                             lambda x: x.repeat(2, 2).repeat(2, 3), [IMG]),
     "interpolate_bilinear": (lambda x: Fn.interpolate(x, size=(7, 3), mode="bilinear"),
                              lambda x: _bilinear_ref(x, 7, 3), [IMG]),
+    "interpolate_bicubic": (lambda x: Fn.interpolate(x, size=(9, 3), mode="bicubic"),
+                            lambda x: _bicubic_ref(x, 9, 3), [IMG]),
+    "interpolate_bicubic_corners": (
+        lambda x: Fn.interpolate(x, size=(3, 8), mode="bicubic", align_corners=True),
+        lambda x: _bicubic_ref(x, 3, 8, align_corners=True), [IMG]),
     "group_norm": (lambda x: Fn.group_norm(x, 3), lambda x: _group_norm_ref(x, 3),
                    [rng.randn(2, 6, 3)]),
     "instance_norm": (Fn.instance_norm, lambda x: _group_norm_ref(x, 3), [IMG]),
@@ -123,7 +154,8 @@ def test_forward_matches_numpy_and_dtypes(name, device):
 
 
 DOUBLE_BACKWARD = {"mish", "logsigmoid", "normalize", "cosine_similarity",
-                   "interpolate_bilinear", "group_norm", "conv_transpose2d", "kl_div"}
+                   "interpolate_bilinear", "interpolate_bicubic", "group_norm",
+                   "conv_transpose2d", "kl_div"}
 
 
 def away_from_kinks(a):
@@ -168,6 +200,12 @@ TORCH_CASES.update({
     "interpolate_corners": (lambda F, x: F.interpolate(x, size=(6, 2), mode="bilinear",
                                                        align_corners=True), [IMG]),
     "interpolate_area": (lambda F, x: F.interpolate(x, size=(3, 2), mode="area"), [IMG]),
+    "interpolate_bicubic": (lambda F, x: F.interpolate(x, scale_factor=(2.5, 0.6),
+                                                       mode="bicubic"), [IMG]),
+    "interpolate_bicubic_down": (lambda F, x: F.interpolate(x, scale_factor=0.5,
+                                                            mode="bicubic"), [IMG]),
+    "interpolate_bicubic_corners": (lambda F, x: F.interpolate(
+        x, size=(7, 1), mode="bicubic", align_corners=True), [IMG]),
     "group_norm": (lambda F, x, w, b: F.group_norm(x, 3, w, b, eps=1e-3),
                    [IMG.reshape(2, 6, 10), rng.randn(6), rng.randn(6)]),
     "conv_transpose2d": (lambda F, x, w, b: F.conv_transpose2d(x, w, b, 2, 1, 1, 1, 1),
@@ -222,8 +260,10 @@ ERRORS = [
      "align_corners option can only be set with the interpolating modes"),
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2), size=3, mode="bilinear"),
      NotImplementedError, "got 3D input with mode 'bilinear'"),
-    (lambda: Fn.interpolate(minflow.ones(1, 1, 2, 2), size=3, mode="bicubic"),
-     NotImplementedError, "mode 'bicubic' is not supported"),
+    (lambda: Fn.interpolate(minflow.ones(1, 1, 2), size=3, mode="bicubic"),
+     NotImplementedError, "got 3D input with mode 'bicubic'; expected 4D"),
+    (lambda: Fn.interpolate(minflow.ones(1, 1, 2, 2), size=3, mode="bicubic", antialias=True),
+     NotImplementedError, "interpolate: antialias=True is not supported"),
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2, 2), size=(1, 2, 3)), ValueError,
      "size must have the same number of spatial dimensions"),
     (lambda: Fn.group_norm(minflow.ones(2, 5, 3), 2), RuntimeError,
