@@ -9,10 +9,11 @@ import pytest
 
 import minflow
 from pytorch_scripts import (amp_classifier, checkpoint_resume, data_pipeline, dcgan,
-                             distillation, gcn, mnist, nanogpt, packed_classifier, regression,
-                             reinforce, resnet, seq2seq, simclr, sngan_ema, spatial_transformer,
-                             time_sequence_prediction, transformer_classifier, unet, vae, vit,
-                             word_language_model)
+                             distillation, fast_neural_style, gcn, mnist, nanogpt,
+                             packed_classifier, regression, reinforce, resnet, rnn_resnet,
+                             seq2seq, siamese, simclr, sngan_ema, spatial_transformer,
+                             super_resolution, time_sequence_prediction, transformer_classifier,
+                             unet, vae, vit, word_language_model)
 
 torch = pytest.importorskip("torch")
 
@@ -51,7 +52,14 @@ CASES = {
     # eval under no_grad: torch's nested-tensor encoder zeroes the padded positions
     "transformer_classifier_padding": (transformer_classifier, dict(), "losses"),
     "sngan_spectral_norm_ema": (sngan_ema, dict(rng=True), "d_losses"),
+    "super_resolution_pixel_shuffle": (super_resolution, dict(), "losses"),
+    "super_resolution_bicubic_down": (super_resolution, dict(downsample="bicubic"), "losses"),
+    "fast_neural_style": (fast_neural_style, dict(), "losses"),
+    "siamese_triplet_contrastive": (siamese, dict(), "losses"),
+    "lstm_rows_resnet_rmsprop_warm_restarts": (rnn_resnet, dict(), "losses"),
 }
+# these read scikit-learn's digits
+SKLEARN_DATA = {super_resolution, siamese, rnn_resnet}
 
 
 def run(lib, script, kwargs, **extra):
@@ -84,6 +92,8 @@ def assert_close(got, expected, where):
 @pytest.mark.parametrize("name", list(CASES))
 def test_script_matches_torch(name, tmp_path):
     script, kwargs, falls = CASES[name]
+    if script in SKLEARN_DATA:
+        pytest.importorskip("sklearn")
     if script is mnist:
         kwargs = dict(kwargs, save_dir=str(tmp_path))
     expected = run(torch, script, kwargs)
@@ -98,11 +108,13 @@ def test_script_matches_torch(name, tmp_path):
 @pytest.mark.parametrize("script, kwargs", [
     (mnist, dict(shuffle=True)), (word_language_model, dict(epochs=1)),
     (word_language_model, dict(rnn_type="Transformer", lr=1.0, epochs=1)), (vae, dict()),
-    (dcgan, dict(epochs=1)), (seq2seq, dict(epochs=2)), (data_pipeline, dict())], ids=lambda v: getattr(
-        v, "__name__", "").rsplit(".", 1)[-1])
+    (dcgan, dict(epochs=1)), (seq2seq, dict(epochs=2)), (data_pipeline, dict()),
+    (rnn_resnet, dict(dropout=0.25))], ids=lambda v: getattr(v, "__name__", "").rsplit(".", 1)[-1])
 def test_script_runs_with_its_own_randomness(script, kwargs):
     """Dropout, shuffling and noise drawn from minflow's own generator: the run trains
     (torch's random streams differ, so no comparison)."""
+    if script in SKLEARN_DATA:
+        pytest.importorskip("sklearn")
     result = script.main(minflow, **kwargs)
     losses = result["losses"] if "losses" in result else result["errD"]
     assert all(np.isfinite(losses))
