@@ -3,7 +3,11 @@ Conv2d layers, InstanceNorm2d(affine=True), residual blocks, UpsampleConvLayer w
 nearest ``F.interpolate(scale_factor=2)``) trained against a small fixed VGG-like feature
 net (eval mode, requires_grad False, features returned as a namedtuple of slices):
 content loss on relu2_2, style loss on Gram matrices (bmm / (c * h * w)) of every slice,
-a total variation term, Adam. Images are synthetic 16x16 colour pictures in [0, 255]."""
+a total variation term, Adam; then the state_dict saved with ``torch.save`` and loaded into
+a fresh net that stylizes. Images are synthetic 16x16 colour pictures in [0, 255]."""
+import os
+import re
+import tempfile
 from collections import namedtuple
 
 import numpy as np
@@ -172,6 +176,24 @@ def style_image(size=16):
     return (127.5 * (np.stack(channels) + 1))[None].astype(np.float32)
 
 
+def stylize(torch, TransformerNet, model_path, content_image, device):
+    """The mean of the stylized images, from a model loaded as fast_neural_style's
+    ``stylize`` does (old checkpoints' InstanceNorm running stats deleted)."""
+    content_image = torch.from_numpy(content_image).to(device)
+    with torch.no_grad():
+        style_model = TransformerNet()
+        state_dict = torch.load(model_path)
+        # remove saved deprecated running_* keys in InstanceNorm from the checkpoint
+        for k in list(state_dict.keys()):
+            if re.search(r'in\d+\.running_(mean|var)$', k):
+                del state_dict[k]
+        style_model.load_state_dict(state_dict)
+        style_model.to(device)
+        style_model.eval()
+        output = style_model(content_image).cpu()
+    return output.clamp(0, 255).mean().item()
+
+
 def main(torch, epochs=2, state=None, device="cpu", batch_size=4, lr=1e-3,
          content_weight=1e1, style_weight=1e4, tv_weight=1e-4):
     torch.manual_seed(42)
@@ -227,10 +249,13 @@ def main(torch, epochs=2, state=None, device="cpu", batch_size=4, lr=1e-3,
             for key, loss in [("losses", total_loss), ("content", content_loss),
                               ("style", style_loss), ("tv", tv_loss)]:
                 record[key].append(loss.item())
-    transformer.eval()
-    with torch.no_grad():
-        stylized = transformer(torch.from_numpy(images[:2] * 255).to(device)).clamp(0, 255)
-    record["stylized_mean"] = stylized.mean().item()
+    # save the model, then stylize with a fresh TransformerNet loaded from the file
+    transformer.eval().cpu()
+    with tempfile.TemporaryDirectory() as save_dir:
+        save_model_path = os.path.join(save_dir, "epoch_{}.model".format(epochs))
+        torch.save(transformer.state_dict(), save_model_path)
+        record["stylized_mean"] = stylize(torch, TransformerNet, save_model_path,
+                                          images[:2] * 255, device)
     record["vgg_frozen"] = all(not p.requires_grad for p in vgg.parameters()) and \
         all(p.grad is None for p in vgg.parameters())
     record["state"] = initial

@@ -74,7 +74,7 @@ def triplets(labels, rng):
     return np.array(positives), np.array(negatives)
 
 
-def main(torch, epochs=5, state=None, device="cpu", batch_size=32, n_train=256,
+def main(torch, epochs=4, state=None, device="cpu", batch_size=32, n_train=256,
          n_test=64):
     torch.manual_seed(1)
     device = torch.device(device)
