@@ -2,8 +2,9 @@
 
 A composite: each spatial dim is resampled in turn by index_select at source indices
 computed on the host from the sizes alone (never from data), and, for the interpolating
-modes, a weighted sum of the two (linear) or four (bicubic) neighbours. Grads come from
-index_select's (a scatter-add).
+modes, a weighted sum of the two (linear) or four (bicubic) neighbours, or with
+antialias=True of every neighbour under the widened filter. Grads come from index_select's
+(a scatter-add).
 'area' is adaptive_avg_pool2d (or 3d for 5-D input).
 """
 import math
@@ -21,6 +22,8 @@ _MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinea
 # the interpolating modes and the input ndim each takes
 _LINEAR = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 _CUBIC_A = -0.75        # the cubic convolution's parameter, as torch (Keys' kernel)
+# antialias=True resamples as PIL: the filter and its half-width, in input pixels at scale 1
+_ANTIALIAS = {"bilinear": 1, "bicubic": 2}
 
 
 def _per_dim(name, value, dims, cast):
@@ -104,6 +107,37 @@ def _cubic_weights(in_size, out_size, scale, align_corners, real):
     return indices, [w.astype(real) for w in weights]
 
 
+def _aa_filter(mode, x, real):
+    """PIL's filters: the triangle, or Keys' cubic with a = -0.5 (not torch's -0.75)."""
+    x = np.abs(x)
+    if mode == "bilinear":
+        return np.maximum(1 - x, 0).astype(real)
+    a = real(-0.5)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0)).astype(real)
+
+
+def _antialias_weights(in_size, out_size, scale, align_corners, mode, real):
+    """(indices, weights) of antialiased resampling (torch's, after PIL): when shrinking,
+    the filter widens by the scale and so covers every input pixel under an output one;
+    each output's weights are normalised to sum 1 (so borders need no clamped taps)."""
+    step = _scale(in_size, out_size, scale, align_corners, real)
+    support = real(_ANTIALIAS[mode] * max(step, 1))
+    taps = 2 * math.ceil(support) + 1
+    center = step * (np.arange(out_size, dtype=real) + real(0.5))
+    low = np.maximum((center - support + real(0.5)).astype(np.int64), 0)
+    size = np.minimum((center + support + real(0.5)).astype(np.int64), in_size) - low
+    offsets = np.arange(taps)
+    invscale = real(1) / step if step >= 1 else real(1)
+    position = (offsets + low[:, None] - center[:, None] + real(0.5)) * invscale
+    weights = np.where(offsets < size[:, None], _aa_filter(mode, position, real), real(0))
+    total = weights.sum(axis=1, keepdims=True)
+    weights = np.where(total != 0, weights / np.where(total != 0, total, 1), weights)
+    indices = np.minimum(low[:, None] + offsets, in_size - 1)
+    return list(indices.T), list(weights.astype(real).T)
+
+
 def _weighted_taps(x, dim, indices, weights, device):
     """sum_k weights[k] * x.index_select(dim, indices[k]), summed left to right."""
     out = None
@@ -131,8 +165,10 @@ def _check(input, mode, align_corners, antialias):
     if align_corners is not None and mode not in _LINEAR:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
+    if antialias and (mode not in _ANTIALIAS or input.ndim != 4):
+        raise ValueError(f"interpolate: the anti-alias option is restricted to the bilinear and "
+                         f"bicubic modes and requires a 4-D tensor as input, got mode "
+                         f"{mode!r} with {input.ndim}-D input")
     expected = _LINEAR.get(mode)
     if input.ndim not in (3, 4, 5) or (expected and input.ndim != expected):
         raise NotImplementedError(f"interpolate: got {input.ndim}D input with mode {mode!r}; "
@@ -157,7 +193,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     s * (i + 0.5) - 0.5 (align_corners=False) or i * (in - 1) / (out - 1), dim by dim;
     bicubic weighs the four neighbours floor(src) - 1 .. floor(src) + 2 (clamped to the
     border) with Keys' cubic convolution kernel (a = -0.75), without clamping the result;
-    area averages (adaptive_avg_pool2d / 3d).
+    area averages (adaptive_avg_pool2d / 3d). antialias=True (bilinear and bicubic, 4-D
+    input) resamples as PIL: when shrinking, the filter (the triangle, or the cubic with
+    a = -0.5) widens by the scale, and each output's weights are normalised to sum 1.
 
     >>> x = minflow.tensor([[[[1.0, 2.0]]]])
     >>> minflow.nn.functional.interpolate(x, scale_factor=2).tolist()
@@ -180,7 +218,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     # the last dim first: the sums then nest as torch's, h0 (w0 x00 + w1 x01) + h1 (...)
     for i in reversed(range(input.ndim - 2)):
         dim, in_size = i + 2, input.shape[i + 2]
-        if mode == "bicubic":
+        if antialias:
+            indices, weights = _antialias_weights(in_size, out_size[i], scales[i],
+                                                  bool(align_corners), mode, real)
+            x = _weighted_taps(x, dim, indices, weights, device)
+        elif mode == "bicubic":
             indices, weights = _cubic_weights(in_size, out_size[i], scales[i],
                                               bool(align_corners), real)
             x = _weighted_taps(x, dim, indices, weights, device)
