@@ -4,7 +4,7 @@ init.calculate_gain('relu'), MSELoss and Adam, and the average PSNR
 (10 * log10(1 / mse)) on a held-out set, next to that of plain bicubic upsampling.
 High-resolution images are scikit-learn's digits enlarged to 16x16 (bicubic
 ``F.interpolate``); the low-resolution inputs are those shrunk by ``F.avg_pool2d`` or by
-bicubic ``F.interpolate``."""
+antialiased bicubic ``F.interpolate``."""
 from math import log10
 
 from . import load_numpy_state, numpy_state, sklearn_digits
@@ -51,9 +51,9 @@ def make_dataset(torch, images, upscale_factor, downsample):
                            align_corners=False).clamp(0, 1)
     if downsample == "avg_pool":
         input = F.avg_pool2d(target, upscale_factor)
-    else:
+    else:   # as the example's Resize of PIL images: antialiased bicubic
         input = F.interpolate(target, scale_factor=1 / upscale_factor, mode="bicubic",
-                              align_corners=False)
+                              align_corners=False, antialias=True)
     return torch.utils.data.TensorDataset(input, target)
 
 
