@@ -94,28 +94,25 @@ def _cubic_weights(in_size, out_size, scale, align_corners, real):
     src = step * dst if align_corners else step * (dst + real(0.5)) - real(0.5)
     index = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
     t = np.clip(src - index, 0, 1).astype(real)
-    a = real(_CUBIC_A)
-
-    def near(x):        # |x| <= 1
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-
-    def far(x):         # 1 < |x| < 2
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
     rest = 1 - t
-    weights = [far(t + 1), near(t), near(rest), far(rest + 1)]
+    weights = [_keys_cubic(d, _CUBIC_A, real) for d in (t + 1, t, rest, rest + 1)]
     indices = [np.clip(index + k - 1, 0, in_size - 1) for k in range(4)]
-    return indices, [w.astype(real) for w in weights]
+    return indices, weights
+
+
+def _keys_cubic(x, a, real):
+    """Keys' cubic convolution kernel at distances ``x``: 0 from |x| = 2 on."""
+    x, a = np.abs(x), real(a)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0)).astype(real)
 
 
 def _aa_filter(mode, x, real):
     """PIL's filters: the triangle, or Keys' cubic with a = -0.5 (not torch's -0.75)."""
-    x = np.abs(x)
     if mode == "bilinear":
-        return np.maximum(1 - x, 0).astype(real)
-    a = real(-0.5)
-    near = ((a + 2) * x - (a + 3)) * x * x + 1
-    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return np.where(x < 1, near, np.where(x < 2, far, 0)).astype(real)
+        return np.maximum(1 - np.abs(x), 0).astype(real)
+    return _keys_cubic(x, -0.5, real)
 
 
 def _antialias_weights(in_size, out_size, scale, align_corners, mode, real):
