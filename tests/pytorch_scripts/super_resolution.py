@@ -19,10 +19,10 @@ def define(torch):
             super(Net, self).__init__()
 
             self.relu = nn.ReLU()
-            self.conv1 = nn.Conv2d(1, 32, (5, 5), (1, 1), (2, 2))
-            self.conv2 = nn.Conv2d(32, 32, (3, 3), (1, 1), (1, 1))
-            self.conv3 = nn.Conv2d(32, 16, (3, 3), (1, 1), (1, 1))
-            self.conv4 = nn.Conv2d(16, upscale_factor ** 2, (3, 3), (1, 1), (1, 1))
+            self.conv1 = nn.Conv2d(1, 16, (5, 5), (1, 1), (2, 2))
+            self.conv2 = nn.Conv2d(16, 16, (3, 3), (1, 1), (1, 1))
+            self.conv3 = nn.Conv2d(16, 8, (3, 3), (1, 1), (1, 1))
+            self.conv4 = nn.Conv2d(8, upscale_factor ** 2, (3, 3), (1, 1), (1, 1))
             self.pixel_shuffle = nn.PixelShuffle(upscale_factor)
 
             self._initialize_weights()
