@@ -29,9 +29,6 @@ def define(torch):
             output = self.fc(output)
             return output
 
-        def get_embedding(self, x):
-            return self.forward(x)
-
     class TripletNet(nn.Module):
         def __init__(self, embedding_net):
             super(TripletNet, self).__init__()
