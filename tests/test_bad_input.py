@@ -227,7 +227,9 @@ SAME_AS_TORCH = [
      RuntimeError, 'interpolate: expected a floating point input (or uint8 for the nearest '
                    'modes), got'),
     (lambda t: t.F.interpolate(t.seq, scale_factor=2, mode="bicubic"),
-     RuntimeError, "interpolate: mode 'bicubic' is not supported;"),
+     RuntimeError, "interpolate: got 3D input with mode 'bicubic'; expected 4D"),
+    (lambda t: t.F.interpolate(t.img, scale_factor=0.5, antialias=True),
+     ValueError, "interpolate: the anti-alias option is restricted to the bilinear and"),
     (lambda t: t.F.interpolate(t.img, size=0),
      RuntimeError, 'interpolate: Input and output sizes should be'),
     (lambda t: t.F.group_norm(t.img, 3),

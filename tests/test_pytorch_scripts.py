@@ -9,13 +9,13 @@ import pytest
 
 import minflow
 from pytorch_scripts import (amp_classifier, bilstm_tagger, char_rnn_classification,
-                             checkpoint_resume, data_pipeline, dcgan, distillation, dqn, gcn,
-                             maml, mnist, nanogpt, packed_classifier, ppo, regression,
-                             reinforce, resnet, seq2seq, simclr, sngan_ema,
-                             spatial_transformer, text_classification,
-                             time_sequence_prediction, transformer_classifier,
-                             translation_transformer, unet, vae, vit, wgan_gp,
-                             word_language_model)
+                             checkpoint_resume, data_pipeline, dcgan, distillation, dqn,
+                             fast_neural_style, gcn, maml, mnist, nanogpt, packed_classifier,
+                             ppo, regression, reinforce, resnet, rnn_resnet, seq2seq, siamese,
+                             simclr, sngan_ema, spatial_transformer, super_resolution,
+                             text_classification, time_sequence_prediction,
+                             transformer_classifier, translation_transformer, unet, vae, vit,
+                             wgan_gp, word_language_model)
 
 torch = pytest.importorskip("torch")
 
@@ -88,7 +88,15 @@ CASES = {
                                              num_episodes=25), "durations"),
     # the mean episode return rises: minus it falls
     "ppo_clipped_gae": (ppo, dict(rng=True), "neg_returns"),
+    "super_resolution_pixel_shuffle": (super_resolution, dict(), "losses"),
+    "super_resolution_antialiased_bicubic_down": (super_resolution, dict(downsample="bicubic"),
+                                                  "losses"),
+    "fast_neural_style": (fast_neural_style, dict(), "losses"),
+    "siamese_triplet_contrastive": (siamese, dict(), "losses"),
+    "lstm_rows_resnet_rmsprop_warm_restarts": (rnn_resnet, dict(), "losses"),
 }
+# these read scikit-learn's digits
+SKLEARN_DATA = {super_resolution, siamese, rnn_resnet}
 
 
 def run(lib, script, kwargs, **extra):
@@ -121,6 +129,8 @@ def assert_close(got, expected, where):
 @pytest.mark.parametrize("name", list(CASES))
 def test_script_matches_torch(name, tmp_path):
     script, kwargs, falls = CASES[name]
+    if script in SKLEARN_DATA:
+        pytest.importorskip("sklearn")
     if script is mnist:
         kwargs = dict(kwargs, save_dir=str(tmp_path))
     expected = run(torch, script, kwargs)
@@ -136,11 +146,13 @@ def test_script_matches_torch(name, tmp_path):
     (mnist, dict(shuffle=True)), (word_language_model, dict(epochs=1)),
     (word_language_model, dict(rnn_type="Transformer", lr=1.0, epochs=1)), (vae, dict()),
     (dcgan, dict(epochs=1)), (seq2seq, dict(epochs=2)), (data_pipeline, dict()),
-    (translation_transformer, dict(dropout=0.1, epochs=4))], ids=lambda v: getattr(
-        v, "__name__", "").rsplit(".", 1)[-1])
+    (translation_transformer, dict(dropout=0.1, epochs=4)), (rnn_resnet, dict(dropout=0.25))],
+    ids=lambda v: getattr(v, "__name__", "").rsplit(".", 1)[-1])
 def test_script_runs_with_its_own_randomness(script, kwargs):
     """Dropout, shuffling and noise drawn from minflow's own generator: the run trains
     (torch's random streams differ, so no comparison)."""
+    if script in SKLEARN_DATA:
+        pytest.importorskip("sklearn")
     result = script.main(minflow, **kwargs)
     losses = result["losses"] if "losses" in result else result["errD"]
     assert all(np.isfinite(losses))

@@ -245,7 +245,12 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     if input.ndim < 2:
         raise RuntimeError(f"dropout2d: Feature dropout requires at least 2 dimensions in the "
                            f"input, got shape {list(input.shape)}")
-    if input.ndim not in (3, 4):
+    if input.ndim == 3:
+        warnings.warn("dropout2d: received a 3-D input, taken as (N, C, L) with its channels "
+                      "dropped, as torch does for now (torch will take it as one unbatched "
+                      "(C, H, W) sample); use dropout1d for channel-wise 1-D dropout",
+                      stacklevel=2)
+    elif input.ndim != 4:
         warnings.warn(f"dropout2d: received a {input.ndim}-D input; dropout2d drops channels "
                       f"of 3-D or 4-D inputs (use dropout instead)", stacklevel=2)
     if not training:

@@ -391,8 +391,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i *= self.T_mult
         else:
             self._seek(epoch)
+        # NOTE: no _step_count += 1: torch's override skips the base step, so its count
+        # (and the state_dict's) stays 0
         self.last_epoch = math.floor(epoch)
-        self._step_count += 1
         self._get_lr_called_within_step = True
         try:
             values = self.get_lr()

@@ -335,6 +335,12 @@ CASES.update({
                                       [Leaf(2, 3, 4, 4)]),
     "composite/interpolate_bilinear": (
         lambda x: nnF.interpolate(x, size=(5, 7), mode="bilinear"), [Leaf(2, 3, 4, 4)]),
+    "composite/interpolate_bicubic": (
+        lambda x: nnF.interpolate(x, scale_factor=(1.5, 0.5), mode="bicubic"),
+        [Leaf(2, 3, 4, 4)]),
+    "composite/interpolate_antialias": (
+        lambda x: nnF.interpolate(x, size=(3, 2), mode="bicubic", antialias=True),
+        [Leaf(2, 3, 7, 5)]),
     "composite/group_norm": (lambda x, w, b: nnF.group_norm(x, 2, w, b),
                              [Leaf(2, 4, 5), Leaf(4), Leaf(4)]),
     "composite/conv_transpose2d": (

@@ -38,11 +38,8 @@ KNOWN = {
         "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
         "in float32 and rounds once; results differ by a few float16 ulps",
     "nn.functional.interpolate.bicubic-float16":
-        "mode 'bicubic' not implemented (NotImplementedError)",
-    "nn.functional.interpolate.bicubic-float32":
-        "mode 'bicubic' not implemented (NotImplementedError)",
-    "nn.functional.interpolate.bicubic-float64":
-        "mode 'bicubic' not implemented (NotImplementedError)",
+        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
+        "in float32 and rounds once; results differ by a few float16 ulps",
     "nn.functional.interpolate.trilinear-float16":
         "mode 'trilinear' not implemented (NotImplementedError)",
     "nn.functional.interpolate.area-float16":

@@ -234,7 +234,7 @@ def test_dropout_all_dropped_is_input_times_zero(inplace, device):
     assert np.signbit(out(y)[3]) and not np.signbit(out(y)[4])
     y.sum().backward()
     np.testing.assert_array_equal(out(x.grad), np.zeros(6))
-    d2 = Fn.dropout2d(minflow.tensor(a.reshape(1, 6, 1), device=device), 1.0)
+    d2 = Fn.dropout2d(minflow.tensor(a.reshape(1, 6, 1, 1), device=device), 1.0)
     np.testing.assert_array_equal(out(d2).ravel(), expected)
 
 
@@ -254,7 +254,8 @@ def test_dropout2d_drops_whole_channels(device):
     assert np.all(per_channel.min(-1) == per_channel.max(-1))
     assert set(np.unique(y)) == {0.0, 2.0}
     x = minflow.ones(4, 5, 3, device=device, requires_grad=True)    # (N, C, L)
-    y = Fn.dropout2d(x, 0.3)
+    with pytest.warns(UserWarning, match="dropout2d: received a 3-D input, taken as"):
+        y = Fn.dropout2d(x, 0.3)
     y.sum().backward()
     np.testing.assert_array_equal(out(x.grad), out(y))
     with pytest.warns(UserWarning, match="dropout2d: received a 5-D input"):

@@ -63,6 +63,60 @@ def _group_norm_ref(x, groups, eps=1e-5):
     return out.reshape(x.shape)
 
 
+def _bicubic_ref(x, out_h, out_w, align_corners=False):
+    """Bicubic resize (Keys' kernel, a = -0.75, taps clamped to the border), one explicit
+    loop per output pixel."""
+    n, c, h, w = x.shape
+    out = np.empty((n, c, out_h, out_w))
+
+    def kernel(d):
+        d, a = abs(d), -0.75
+        if d <= 1:
+            return (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1
+        return a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a if d < 2 else 0.0
+
+    def taps(i, size, out_size):
+        if align_corners:
+            s = i * (size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        else:
+            s = (i + 0.5) * size / out_size - 0.5
+        i0 = math.floor(s)
+        return [(min(max(i0 + k, 0), size - 1), kernel(s - i0 - k)) for k in (-1, 0, 1, 2)]
+    for i in range(out_h):
+        for j in range(out_w):
+            out[:, :, i, j] = sum(wy * wx * x[:, :, y, xx] for y, wy in taps(i, h, out_h)
+                                  for xx, wx in taps(j, w, out_w))
+    return out
+
+
+def _antialias_ref(x, out_h, out_w, mode):
+    """Antialiased resize (PIL's): for each output pixel, the filter (triangle or cubic,
+    a = -0.5) widened by the scale when shrinking, over the input pixels under it, weights
+    normalised to sum 1; rows, then columns, in explicit loops."""
+    def kernel(d):
+        d, a = abs(d), -0.5
+        if mode == "bilinear":
+            return max(0.0, 1 - d)
+        if d < 1:
+            return (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1
+        return a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a if d < 2 else 0.0
+
+    def matrix(size, out_size):
+        scale = size / out_size
+        stretch = max(scale, 1.0)
+        support = (1 if mode == "bilinear" else 2) * stretch
+        m = np.zeros((out_size, size))
+        for i in range(out_size):
+            center = (i + 0.5) * scale
+            lo, hi = max(int(center - support + 0.5), 0), min(int(center + support + 0.5), size)
+            for j in range(lo, hi):
+                m[i, j] = kernel((j - center + 0.5) / stretch)
+            m[i] /= m[i].sum()
+        return m
+    rows, cols = matrix(x.shape[2], out_h), matrix(x.shape[3], out_w)
+    return np.einsum("ih,nchw,jw->ncij", rows, x, cols)
+
+
 W_CT = rng.randn(3, 2, 3, 3)
 
 # name: (minflow call on tensors, numpy reference on arrays, inputs)
@@ -97,6 +151,17 @@ REFERENCES = {
                             lambda x: x.repeat(2, 2).repeat(2, 3), [IMG]),
     "interpolate_bilinear": (lambda x: Fn.interpolate(x, size=(7, 3), mode="bilinear"),
                              lambda x: _bilinear_ref(x, 7, 3), [IMG]),
+    "interpolate_bicubic": (lambda x: Fn.interpolate(x, size=(9, 3), mode="bicubic"),
+                            lambda x: _bicubic_ref(x, 9, 3), [IMG]),
+    "interpolate_bicubic_corners": (
+        lambda x: Fn.interpolate(x, size=(3, 8), mode="bicubic", align_corners=True),
+        lambda x: _bicubic_ref(x, 3, 8, align_corners=True), [IMG]),
+    "interpolate_bilinear_antialias": (
+        lambda x: Fn.interpolate(x, size=(2, 7), mode="bilinear", antialias=True),
+        lambda x: _antialias_ref(x, 2, 7, "bilinear"), [IMG]),
+    "interpolate_bicubic_antialias": (
+        lambda x: Fn.interpolate(x, size=(3, 2), mode="bicubic", antialias=True),
+        lambda x: _antialias_ref(x, 3, 2, "bicubic"), [IMG]),
     "group_norm": (lambda x: Fn.group_norm(x, 3), lambda x: _group_norm_ref(x, 3),
                    [rng.randn(2, 6, 3)]),
     "instance_norm": (Fn.instance_norm, lambda x: _group_norm_ref(x, 3), [IMG]),
@@ -123,7 +188,8 @@ def test_forward_matches_numpy_and_dtypes(name, device):
 
 
 DOUBLE_BACKWARD = {"mish", "logsigmoid", "normalize", "cosine_similarity",
-                   "interpolate_bilinear", "group_norm", "conv_transpose2d", "kl_div"}
+                   "interpolate_bilinear", "interpolate_bicubic", "group_norm",
+                   "conv_transpose2d", "kl_div"}
 
 
 def away_from_kinks(a):
@@ -168,6 +234,18 @@ TORCH_CASES.update({
     "interpolate_corners": (lambda F, x: F.interpolate(x, size=(6, 2), mode="bilinear",
                                                        align_corners=True), [IMG]),
     "interpolate_area": (lambda F, x: F.interpolate(x, size=(3, 2), mode="area"), [IMG]),
+    "interpolate_bicubic": (lambda F, x: F.interpolate(x, scale_factor=(2.5, 0.6),
+                                                       mode="bicubic"), [IMG]),
+    "interpolate_bicubic_down": (lambda F, x: F.interpolate(x, scale_factor=0.5,
+                                                            mode="bicubic"), [IMG]),
+    "interpolate_bicubic_corners": (lambda F, x: F.interpolate(
+        x, size=(7, 1), mode="bicubic", align_corners=True), [IMG]),
+    "interpolate_bilinear_antialias": (lambda F, x: F.interpolate(
+        x, scale_factor=(0.5, 1.6), mode="bilinear", antialias=True), [IMG]),
+    "interpolate_bicubic_antialias": (lambda F, x: F.interpolate(
+        x, size=(2, 3), mode="bicubic", antialias=True), [IMG]),
+    "interpolate_bicubic_antialias_corners": (lambda F, x: F.interpolate(
+        x, size=(3, 9), mode="bicubic", antialias=True, align_corners=True), [IMG]),
     "group_norm": (lambda F, x, w, b: F.group_norm(x, 3, w, b, eps=1e-3),
                    [IMG.reshape(2, 6, 10), rng.randn(6), rng.randn(6)]),
     "conv_transpose2d": (lambda F, x, w, b: F.conv_transpose2d(x, w, b, 2, 1, 1, 1, 1),
@@ -222,8 +300,13 @@ ERRORS = [
      "align_corners option can only be set with the interpolating modes"),
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2), size=3, mode="bilinear"),
      NotImplementedError, "got 3D input with mode 'bilinear'"),
-    (lambda: Fn.interpolate(minflow.ones(1, 1, 2, 2), size=3, mode="bicubic"),
-     NotImplementedError, "mode 'bicubic' is not supported"),
+    (lambda: Fn.interpolate(minflow.ones(1, 1, 2), size=3, mode="bicubic"),
+     NotImplementedError, "got 3D input with mode 'bicubic'; expected 4D"),
+    (lambda: Fn.interpolate(minflow.ones(1, 1, 2, 2), size=3, antialias=True), ValueError,
+     "the anti-alias option is restricted to the bilinear and bicubic modes and requires a "
+     "4-D tensor as input, got mode 'nearest' with 4-D input"),
+    (lambda: Fn.interpolate(minflow.ones(1, 1, 2), size=3, mode="linear", antialias=True),
+     ValueError, "got mode 'linear' with 3-D input"),
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2, 2), size=(1, 2, 3)), ValueError,
      "size must have the same number of spatial dimensions"),
     (lambda: Fn.group_norm(minflow.ones(2, 5, 3), 2), RuntimeError,

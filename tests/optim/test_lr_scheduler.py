@@ -208,6 +208,22 @@ def test_warm_restarts_fractional_epochs_match_torch():
     assert lrs[0] == lrs[1]
 
 
+def test_warm_restarts_state_dict_matches_torch():
+    """After whole and fractional epochs, every state entry equals torch's (its step count
+    included: torch's step never counts)."""
+    states = []
+    for lib in (torch, minflow):
+        opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.5)
+        sched = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2,
+                                                                   eta_min=0.01)
+        for epoch in [None, None, 2.5, None, 9.0]:
+            opt.step()
+            sched.step(epoch)
+        states.append({k: v for k, v in sched.state_dict().items()
+                       if k != "_get_lr_called_within_step"})
+    assert states[1] == states[0]
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"T_0": 0}, "Expected positive integer T_0, but got 0"),
     ({"T_0": 2, "T_mult": 0}, "Expected integer T_mult >= 1, but got 0"),

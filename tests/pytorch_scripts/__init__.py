@@ -46,3 +46,12 @@ def markov_text(n_words, vocab=30, seed=0):
         state = rng.choice(vocab, p=transition[state])
         words.append(f"w{state}")
     return words
+
+
+def sklearn_digits(n=None):
+    """(images, labels): scikit-learn's 8x8 handwritten digits scaled to [0, 1], float32
+    (n, 1, 8, 8) and int64 (n,); the first ``n`` (all 1797 by default)."""
+    from sklearn.datasets import load_digits
+    digits = load_digits()
+    images = (digits.images[:n] / 16.0).astype(np.float32)[:, None]
+    return images, digits.target[:n].astype(np.int64)
