@@ -99,7 +99,15 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
                    foreach=None):
-    """``clip_grad_norm_`` under its deprecated name (warns, as torch)."""
+    """``clip_grad_norm_`` under its deprecated name (warns, as torch).
+
+    >>> import warnings
+    >>> p = minflow.nn.Parameter(minflow.ones(2)); p.grad = minflow.full((2,), 3.0)
+    >>> with warnings.catch_warnings(record=True):
+    ...     warnings.simplefilter("always")
+    ...     round(minflow.nn.utils.clip_grad_norm([p], 1.0).item(), 4)
+    4.2426
+    """
     warnings.warn("minflow.nn.utils.clip_grad_norm is now deprecated in favor of "
                   "minflow.nn.utils.clip_grad_norm_.", FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
