@@ -22,9 +22,15 @@ from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed import LogNormal, TransformedDistribution
 from . import transforms
+from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
+                         CumulativeDistributionTransform, ExpTransform, IndependentTransform,
+                         LowerCholeskyTransform, PowerTransform, ReshapeTransform,
+                         SigmoidTransform, SoftmaxTransform, SoftplusTransform, StackTransform,
+                         StickBreakingTransform, TanhTransform, Transform, identity_transform)
 
 __all__ = ["constraints", "transforms", "Distribution", "Bernoulli", "Beta", "Binomial",
            "Categorical", "Dirichlet", "Exponential", "Gamma", "Geometric", "Independent",
            "Laplace", "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Normal",
            "OneHotCategorical", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"]
+           "TransformedDistribution", "Uniform", "kl_divergence", "register_kl",
+           *transforms.__all__]
