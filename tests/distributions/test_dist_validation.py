@@ -48,7 +48,26 @@ BAD = {
         D.Normal(0.0, 1.0), D.Normal(lib.zeros(3), 1.0)),
     "transformed/not_transform": lambda D, lib: D.TransformedDistribution(
         D.Normal(0.0, 1.0), [1]),
+    "gumbel/scale": lambda D, lib: D.Gumbel(lib.zeros(2), lib.tensor([1.0, -1.0])),
+    "halfnormal/scale": lambda D, lib: D.HalfNormal(lib.tensor([0.0])),
+    "cauchy/scale": lambda D, lib: D.Cauchy(0.0, -2.0),
+    "halfcauchy/scale": lambda D, lib: D.HalfCauchy(lib.tensor([-1.0])),
+    "studentt/df": lambda D, lib: D.StudentT(lib.tensor([0.0, 2.0])),
+    "studentt/scale": lambda D, lib: D.StudentT(3.0, 0.0, lib.tensor([-1.0])),
+    "chi2/df": lambda D, lib: D.Chi2(lib.tensor([-3.0])),
+    "weibull/concentration": lambda D, lib: D.Weibull(lib.ones(2), lib.tensor([1.0, 0.0])),
+    "pareto/alpha": lambda D, lib: D.Pareto(lib.ones(1), lib.tensor([-1.0])),
+    "kumaraswamy/c0": lambda D, lib: D.Kumaraswamy(lib.ones(1), lib.tensor([0.0])),
+    "inversegamma/rate": lambda D, lib: D.InverseGamma(lib.ones(1), lib.tensor([-1.0])),
+    "logisticnormal/scale": lambda D, lib: D.LogisticNormal(lib.zeros(2), lib.tensor([1.0, 0.0])),
     # values outside the support or of the wrong shape
+    "value/halfnormal": lambda D, lib: D.HalfNormal(lib.ones(2)).log_prob(lib.tensor([-1.0, 1.0])),
+    "value/pareto": lambda D, lib: D.Pareto(lib.ones(2), lib.ones(2)).log_prob(
+        lib.tensor([0.5, 2.0])),
+    "value/kumaraswamy": lambda D, lib: D.Kumaraswamy(lib.ones(1), lib.ones(1)).log_prob(
+        lib.tensor([1.5])),
+    "value/logisticnormal": lambda D, lib: D.LogisticNormal(lib.zeros(2), lib.ones(2)).log_prob(
+        lib.tensor([0.5, 0.5, 0.5])),
     "value/support": lambda D, lib: D.Exponential(lib.ones(2)).log_prob(lib.tensor([-1.0, 1.0])),
     "value/bernoulli": lambda D, lib: D.Bernoulli(probs=lib.ones(2) / 2).log_prob(
         lib.tensor([0.5, 1.0])),

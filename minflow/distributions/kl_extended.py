@@ -1,0 +1,168 @@
+"""KL(p || q) for the pairs torch registers among Gumbel, HalfNormal, Cauchy, Pareto and
+the families of kl.py (registered on import, as kl.py's). Infinite where q's support
+does not cover p's.
+
+>>> from minflow.distributions import Cauchy, kl_divergence
+>>> round(kl_divergence(Cauchy(0.0, 1.0), Cauchy(0.0, 2.0)).item(), 4)
+0.1178
+"""
+import math
+
+from ..core.namespace import F
+from .continuous import Exponential, Laplace, Normal, Uniform
+from .gamma import Beta, Gamma
+from .heavy_tailed import Cauchy
+from .kl import _infinite_like, _inf_where, _kl_normal_normal, _x_log_x, register_kl
+from .transformed_families import Gumbel, HalfNormal, Pareto
+from .utils import euler_constant
+
+__all__ = []
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return t1 - (4 * p.scale * q.scale).log()
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+# ---- Gumbel ------------------------------------------------------------------------------
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    ct1, ct2, ct3 = p.scale / q.scale, q.loc / q.scale, p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t3 = F.exp(ct2 + (1 + ct1).lgamma() - ct3)
+    return t1 + ct1 * euler_constant + t3 - (1 + euler_constant)
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    scale_rate = p.rate * q.scale
+    loc_scale = q.loc / q.scale
+    t2 = F.exp(loc_scale) * scale_rate / (scale_rate + 1)
+    return scale_rate.log() - 1 - loc_scale + t2 + scale_rate.reciprocal()
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    a = p.concentration
+    beta_scale = p.rate * q.scale
+    loc_scale = q.loc / q.scale
+    t1 = (a - 1) * a.digamma() - a.lgamma() - a
+    t2 = beta_scale.log() + a / beta_scale
+    t3 = F.exp(loc_scale) * (1 + beta_scale.reciprocal()).pow(-a) - loc_scale
+    return t1 + t2 + t3
+
+
+@register_kl(Gumbel, Beta)
+@register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Pareto)
+@register_kl(Gumbel, Uniform)
+def _kl_gumbel_infinity(p, q):
+    return _infinite_like(p.loc)
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    ratio = p.scale / q.scale
+    t1 = (ratio / math.sqrt(2 * math.pi)).log()
+    t2 = (math.pi * ratio * 0.5).pow(2) / 3
+    t3 = ((p.loc + p.scale * euler_constant - q.loc) / q.scale).pow(2) * 0.5
+    return -t1 + t2 + t3 - (euler_constant + 1)
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    mean_scale = p.loc / q.scale
+    var_scale_sq = (p.scale / q.scale).pow(2)
+    loc_scale = q.loc / q.scale
+    t3 = F.exp(-mean_scale + 0.5 * var_scale_sq + loc_scale)
+    return (-var_scale_sq.log() * 0.5 + mean_scale - loc_scale + t3
+            - 0.5 * (1 + math.log(2 * math.pi)))
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    common = q.scale / (p.high - p.low)
+    high_loc = (p.high - q.loc) / q.scale
+    low_loc = (p.low - q.loc) / q.scale
+    t1 = common.log() + 0.5 * (high_loc + low_loc)
+    return t1 - common * (F.exp(-high_loc) - F.exp(-low_loc))
+
+
+# ---- Pareto ------------------------------------------------------------------------------
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return _inf_where(p.support.lower_bound < q.support.lower_bound, result)
+
+
+@register_kl(Beta, Pareto)
+def _kl_beta_pareto(p, q):
+    return _infinite_like(p.concentration1)
+
+
+@register_kl(Exponential, Pareto)
+def _kl_exponential_pareto(p, q):
+    return _infinite_like(p.rate)
+
+
+@register_kl(Gamma, Pareto)
+def _kl_gamma_pareto(p, q):
+    return _infinite_like(p.concentration)
+
+
+@register_kl(Laplace, Pareto)
+@register_kl(Normal, Pareto)
+def _kl_location_scale_pareto(p, q):
+    return _infinite_like(p.loc)
+
+
+@register_kl(Pareto, Beta)
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p, q):
+    return _infinite_like(p.scale)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    scale_rate = p.scale * q.rate
+    t1 = (p.alpha / scale_rate).log()
+    t3 = p.alpha * scale_rate / (p.alpha - 1)
+    return _inf_where(p.alpha <= 1, t1 - p.alpha.reciprocal() + t3 - 1)
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    common = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    return _inf_where(p.alpha <= 1, t1 + t2 + t3 + t4 - 1)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    var_normal = 2 * q.scale.pow(2)
+    common = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t3 = p.alpha * common.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common - q.loc).pow(2)
+    return _inf_where(p.alpha <= 2, t1 - p.alpha.reciprocal() + (t3 + t4) / var_normal - 1)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    width = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    return _inf_where(p.low < q.support.lower_bound, t2 * (q.alpha + 1) - t1)
