@@ -10,8 +10,9 @@ minflow.Size([5, 2])
 """
 from . import constraints
 from .continuous import Exponential, Laplace, Normal, Uniform
-from .categorical import Categorical, OneHotCategorical
-from .discrete import Bernoulli, Binomial, Geometric, Poisson
+from .categorical import (Categorical, Multinomial, OneHotCategorical,
+                          OneHotCategoricalStraightThrough)
+from .discrete import Bernoulli, Binomial, Geometric, NegativeBinomial, Poisson
 from .distribution import Distribution
 from .gamma import Beta, Chi2, Dirichlet, Gamma
 from .heavy_tailed import Cauchy, StudentT
@@ -35,8 +36,9 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTra
 __all__ = ["constraints", "transforms", "Distribution", "Bernoulli", "Beta", "Binomial",
            "Categorical", "Cauchy", "Chi2", "Dirichlet", "Exponential", "Gamma", "Geometric",
            "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
-           "Laplace", "LogNormal", "LogisticNormal", "MixtureSameFamily",
-           "MultivariateNormal", "Normal", "OneHotCategorical", "Pareto", "Poisson",
+           "Laplace", "LogNormal", "LogisticNormal", "MixtureSameFamily", "Multinomial",
+           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
            "TransformedDistribution", "Uniform", "Weibull", "kl_divergence", "register_kl",
            *transforms.__all__]

@@ -15,7 +15,7 @@ from .utils import has_values
 __all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "dependent",
            "dependent_property", "greater_than",
            "greater_than_eq", "half_open_interval", "independent", "integer_interval",
-           "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
+           "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "multinomial",
            "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
            "positive_integer", "real", "real_vector", "simplex", "square", "stack", "symmetric",
            "unit_interval"]
@@ -228,6 +228,19 @@ class _OneHot(Constraint):
         return is_boolean.all(-1) & (value.sum(-1) == 1)
 
 
+class _Multinomial(Constraint):
+    """Nonnegative counts summing to at most ``upper_bound`` (torch's weaker check)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value >= 0).all(dim=-1) & (value.sum(dim=-1) <= self.upper_bound)
+
+
 class _Bounded(Constraint):
     """Shared repr of the bounded constraints."""
 
@@ -371,6 +384,7 @@ unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
+multinomial = _Multinomial
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
 square = _Square()

@@ -191,6 +191,22 @@ CASES = {
     "LogisticNormal": Case(lambda D, loc, scale: D.LogisticNormal(loc, scale),
                            {"loc": uniform(-1, 1, 2, 3), "scale": uniform(0.5, 1.5, 2, 3)},
                            simplex(3, 2, 4)),
+    "Multinomial/probs": Case(lambda D, probs: D.Multinomial(6, probs=probs),
+                              {"probs": uniform(0.1, 1, 3, 4)},
+                              RNG.multinomial(6, [0.25] * 4, (2, 3)).astype(float)),
+    "Multinomial/logits": Case(lambda D, logits: D.Multinomial(5, logits=logits),
+                               {"logits": uniform(-2, 2, 4)},
+                               RNG.multinomial(5, [0.25] * 4, (2, 3)).astype(float)),
+    "NegativeBinomial/probs": Case(
+        lambda D, total_count, probs: D.NegativeBinomial(total_count, probs=probs),
+        {"total_count": uniform(0.5, 5, 3), "probs": uniform(0.1, 0.8, 3)},
+        RNG.integers(0, 8, (2, 3)).astype(float)),
+    "NegativeBinomial/logits": Case(
+        lambda D, logits: D.NegativeBinomial(3.0, logits=logits),
+        {"logits": uniform(-2, 1, 3)}, RNG.integers(0, 8, (2, 3)).astype(float)),
+    "OneHotCategoricalStraightThrough": Case(
+        lambda D, probs: D.OneHotCategoricalStraightThrough(probs=probs),
+        {"probs": simplex(3, 4)}, np.eye(4)[RNG.integers(0, 4, (2, 3))]),
     "RelaxedOneHotCategorical": Case(
         lambda D, temperature, probs: D.RelaxedOneHotCategorical(temperature, probs=probs),
         {"temperature": np.array(1.3), "probs": simplex(3, 4)}, simplex(2, 3, 4)),

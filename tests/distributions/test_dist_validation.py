@@ -60,7 +60,17 @@ BAD = {
     "kumaraswamy/c0": lambda D, lib: D.Kumaraswamy(lib.ones(1), lib.tensor([0.0])),
     "inversegamma/rate": lambda D, lib: D.InverseGamma(lib.ones(1), lib.tensor([-1.0])),
     "logisticnormal/scale": lambda D, lib: D.LogisticNormal(lib.zeros(2), lib.tensor([1.0, 0.0])),
+    "multinomial/probs": lambda D, lib: D.Multinomial(3, probs=lib.tensor([-0.5, 1.5])),
+    "negativebinomial/probs": lambda D, lib: D.NegativeBinomial(2.0, probs=lib.tensor([1.0])),
+    "negativebinomial/count": lambda D, lib: D.NegativeBinomial(lib.tensor([-1.0]),
+                                                                 probs=lib.tensor([0.5])),
+    "onehot_st/both": lambda D, lib: D.OneHotCategoricalStraightThrough(
+        probs=lib.ones(2) / 2, logits=lib.zeros(2)),
     # values outside the support or of the wrong shape
+    "value/multinomial": lambda D, lib: D.Multinomial(3, probs=lib.ones(2) / 2).log_prob(
+        lib.tensor([2.0, 2.0])),
+    "value/negativebinomial": lambda D, lib: D.NegativeBinomial(
+        2.0, probs=lib.tensor([0.5])).log_prob(lib.tensor([1.5])),
     "value/halfnormal": lambda D, lib: D.HalfNormal(lib.ones(2)).log_prob(lib.tensor([-1.0, 1.0])),
     "value/pareto": lambda D, lib: D.Pareto(lib.ones(2), lib.ones(2)).log_prob(
         lib.tensor([0.5, 2.0])),
@@ -85,6 +95,12 @@ BAD = {
 @pytest.mark.parametrize("key", sorted(BAD))
 def test_errors_match_torch(key):
     assert _message(minflow, BAD[key]) == _message(torch, BAD[key])
+
+
+def test_multinomial_needs_one_total_count_as_torch():
+    for lib in (minflow, torch):
+        with pytest.raises(NotImplementedError, match="inhomogeneous total_count"):
+            lib.distributions.Multinomial(lib.tensor([2, 3]), probs=lib.ones(2, 2) / 2)
 
 
 def test_validate_args_false_skips_the_checks():
