@@ -10,6 +10,7 @@ minflow.Size([5, 2])
 """
 from . import constraints
 from .continuous import Exponential, Laplace, Normal, Uniform
+from .continuous_bernoulli import ContinuousBernoulli
 from .categorical import (Categorical, Multinomial, OneHotCategorical,
                           OneHotCategoricalStraightThrough)
 from .discrete import Bernoulli, Binomial, Geometric, NegativeBinomial, Poisson
@@ -24,6 +25,7 @@ from .multivariate_normal import MultivariateNormal
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed import LogNormal, TransformedDistribution
+from .von_mises import VonMises
 from .transformed_families import (Gumbel, HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy,
                                    LogisticNormal, Pareto, Weibull)
 from . import transforms
@@ -34,11 +36,11 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTra
                          StickBreakingTransform, TanhTransform, Transform, identity_transform)
 
 __all__ = ["constraints", "transforms", "Distribution", "Bernoulli", "Beta", "Binomial",
-           "Categorical", "Cauchy", "Chi2", "Dirichlet", "Exponential", "Gamma", "Geometric",
+           "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Exponential", "Gamma", "Geometric",
            "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
            "Laplace", "LogNormal", "LogisticNormal", "MixtureSameFamily", "Multinomial",
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-           "TransformedDistribution", "Uniform", "Weibull", "kl_divergence", "register_kl",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "kl_divergence", "register_kl",
            *transforms.__all__]

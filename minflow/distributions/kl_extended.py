@@ -1,6 +1,6 @@
-"""KL(p || q) for the pairs torch registers among Gumbel, HalfNormal, Cauchy, Pareto and
-the families of kl.py (registered on import, as kl.py's). Infinite where q's support
-does not cover p's.
+"""KL(p || q) for the pairs torch registers among Gumbel, HalfNormal, Cauchy, Pareto,
+ContinuousBernoulli, LowRankMultivariateNormal and the families of kl.py (registered on
+import, as kl.py's). Infinite where q's support does not cover p's.
 
 >>> from minflow.distributions import Cauchy, kl_divergence
 >>> round(kl_divergence(Cauchy(0.0, 1.0), Cauchy(0.0, 2.0)).item(), 4)
@@ -12,7 +12,10 @@ from ..core.namespace import F
 from .continuous import Exponential, Laplace, Normal, Uniform
 from .gamma import Beta, Gamma
 from .heavy_tailed import Cauchy
-from .kl import _infinite_like, _inf_where, _kl_normal_normal, _x_log_x, register_kl
+from .continuous_bernoulli import ContinuousBernoulli
+from .kl import (_infinite_like, _inf_where, _kl_exponential_infinity, _kl_gamma_infinity,
+                 _kl_laplace_infinity, _kl_normal_infinity, _kl_normal_normal, _x_log_x,
+                 register_kl)
 from .transformed_families import Gumbel, HalfNormal, Pareto
 from .utils import euler_constant
 
@@ -60,6 +63,7 @@ def _kl_gamma_gumbel(p, q):
 
 
 @register_kl(Gumbel, Beta)
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Gamma)
 @register_kl(Gumbel, Pareto)
@@ -110,26 +114,19 @@ def _kl_beta_pareto(p, q):
     return _infinite_like(p.concentration1)
 
 
-@register_kl(Exponential, Pareto)
-def _kl_exponential_pareto(p, q):
-    return _infinite_like(p.rate)
-
-
-@register_kl(Gamma, Pareto)
-def _kl_gamma_pareto(p, q):
-    return _infinite_like(p.concentration)
-
-
-@register_kl(Laplace, Pareto)
-@register_kl(Normal, Pareto)
-def _kl_location_scale_pareto(p, q):
-    return _infinite_like(p.loc)
-
-
 @register_kl(Pareto, Beta)
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p, q):
     return _infinite_like(p.scale)
+
+
+# outside q's support: infinite, as kl.py's pairs of these with Beta and Uniform
+for _q in (Pareto, ContinuousBernoulli):
+    register_kl(Exponential, _q)(_kl_exponential_infinity)
+    register_kl(Gamma, _q)(_kl_gamma_infinity)
+    register_kl(Laplace, _q)(_kl_laplace_infinity)
+    register_kl(Normal, _q)(_kl_normal_infinity)
 
 
 @register_kl(Pareto, Exponential)
@@ -166,3 +163,57 @@ def _kl_uniform_pareto(p, q):
     t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
     t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
     return _inf_where(p.low < q.support.lower_bound, t2 * (q.alpha + 1) - t1)
+
+
+# ---- ContinuousBernoulli -----------------------------------------------------------------
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + F.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - F.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+def _cross_entropy_continuous_bernoulli(p, q):
+    """-E_p[log q(x)] for q ContinuousBernoulli: linear in E_p[x]."""
+    return -p.mean * q.logits - F.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() + _cross_entropy_continuous_bernoulli(p, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() + _cross_entropy_continuous_bernoulli(p, q)
+    support = q.support
+    return _inf_where(F.ge(p.high, support.upper_bound) | F.le(p.low, support.lower_bound),
+                      result)
+
+
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - F.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).square()) + F.log(q.scale)
+    t3 = ((p.variance + p.mean.square() - 2.0 * q.loc * p.mean)
+          / (2.0 * q.scale.square()))
+    return -p.entropy() + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    support = p.support
+    return _inf_where(F.ge(q.low, support.lower_bound) | F.le(q.high, support.upper_bound),
+                      result)

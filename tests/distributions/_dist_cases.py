@@ -7,7 +7,8 @@ A case is ``Case(make, params, values)``: ``make(D, **params)`` builds it from m
 arrays (grads are taken w.r.t. the float ones) or to plain numbers; ``values`` is an
 array of points in the support, broadcastable with batch_shape + event_shape;
 ``heavy_tails=True`` marks a case whose samples are compared by quantiles rather than by
-mean and variance (moments that are infinite, or too noisy to estimate).
+mean and variance (moments that are infinite, or too noisy to estimate);
+``constant_rsample=True`` one whose rsample does not depend on the parameters somewhere.
 """
 import numpy as np
 
@@ -207,6 +208,21 @@ CASES = {
     "OneHotCategoricalStraightThrough": Case(
         lambda D, probs: D.OneHotCategoricalStraightThrough(probs=probs),
         {"probs": simplex(3, 4)}, np.eye(4)[RNG.integers(0, 4, (2, 3))]),
+    "VonMises": Case(lambda D, loc, concentration: D.VonMises(loc, concentration),
+                     {"loc": uniform(-2, 2, 3), "concentration": np.array([0.5, 2.0, 6.0])},
+                     uniform(-3, 3, 2, 3)),
+    "ContinuousBernoulli/probs": Case(lambda D, probs: D.ContinuousBernoulli(probs=probs),
+                                      {"probs": np.array([0.2, 0.35, 0.8])},
+                                      uniform(0.05, 0.95, 2, 3)),
+    # probs in the unstable region (0.499, 0.501]: Taylor branches; rsample there is the
+    # uniform draw itself, so its pathwise gradient is not the mean's (torch's neither)
+    "ContinuousBernoulli/near_half": Case(
+        lambda D, probs: D.ContinuousBernoulli(probs=probs),
+        {"probs": np.array([0.4995, 0.5003, 0.7])}, uniform(0.05, 0.95, 2, 3),
+        constant_rsample=True),
+    "ContinuousBernoulli/logits": Case(lambda D, logits: D.ContinuousBernoulli(logits=logits),
+                                       {"logits": uniform(-2, 2, 3)},
+                                       uniform(0.05, 0.95, 2, 3)),
     "RelaxedOneHotCategorical": Case(
         lambda D, temperature, probs: D.RelaxedOneHotCategorical(temperature, probs=probs),
         {"temperature": np.array(1.3), "probs": simplex(3, 4)}, simplex(2, 3, 4)),

@@ -19,7 +19,8 @@ FAMILY = {"Normal": "Normal", "Laplace": "Laplace", "Uniform": "Uniform",
           "Categorical": "Categorical/logits", "OneHotCategorical": "OneHotCategorical",
           "MultivariateNormal": "MultivariateNormal/scale_tril", "Independent": "Independent",
           "TransformedDistribution": "LogNormal", "Gumbel": "Gumbel", "HalfNormal": "HalfNormal",
-          "Cauchy": "Cauchy", "Pareto": "Pareto"}
+          "Cauchy": "Cauchy", "Pareto": "Pareto",
+          "ContinuousBernoulli": "ContinuousBernoulli/probs"}
 
 
 def _pairs():

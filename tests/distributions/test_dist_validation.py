@@ -1,5 +1,6 @@
 """validate_args: invalid parameters and values raise torch's ValueErrors with torch's
 messages; validate_args=False and Distribution.set_default_validate_args turn it off."""
+import numpy as np
 import pytest
 
 import minflow
@@ -66,7 +67,13 @@ BAD = {
                                                                  probs=lib.tensor([0.5])),
     "onehot_st/both": lambda D, lib: D.OneHotCategoricalStraightThrough(
         probs=lib.ones(2) / 2, logits=lib.zeros(2)),
+    "vonmises/concentration": lambda D, lib: D.VonMises(lib.zeros(2), lib.tensor([1.0, -1.0])),
+    "continuousbernoulli/probs": lambda D, lib: D.ContinuousBernoulli(
+        probs=lib.tensor([1.5]), validate_args=True),
+    "continuousbernoulli/both": lambda D, lib: D.ContinuousBernoulli(probs=0.5, logits=0.0),
     # values outside the support or of the wrong shape
+    "value/continuousbernoulli": lambda D, lib: D.ContinuousBernoulli(
+        probs=lib.tensor([0.3])).log_prob(lib.tensor([1.5])),
     "value/multinomial": lambda D, lib: D.Multinomial(3, probs=lib.ones(2) / 2).log_prob(
         lib.tensor([2.0, 2.0])),
     "value/negativebinomial": lambda D, lib: D.NegativeBinomial(
@@ -95,6 +102,12 @@ BAD = {
 @pytest.mark.parametrize("key", sorted(BAD))
 def test_errors_match_torch(key):
     assert _message(minflow, BAD[key]) == _message(torch, BAD[key])
+
+
+def test_continuous_bernoulli_clamps_bad_probs_unless_asked_to_validate_as_torch():
+    for lib in (minflow, torch):
+        d = lib.distributions.ContinuousBernoulli(probs=lib.tensor([1.5]))
+        assert d.probs.item() == 1 - np.finfo(np.float32).eps
 
 
 def test_multinomial_needs_one_total_count_as_torch():
