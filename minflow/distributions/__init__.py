@@ -20,6 +20,7 @@ from .heavy_tailed import Cauchy, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from . import kl_extended  # noqa: F401  (registers its KL pairs)
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .relaxed_bernoulli import RelaxedBernoulli
@@ -38,7 +39,7 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTra
 __all__ = ["constraints", "transforms", "Distribution", "Bernoulli", "Beta", "Binomial",
            "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Exponential", "Gamma", "Geometric",
            "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
-           "Laplace", "LogNormal", "LogisticNormal", "MixtureSameFamily", "Multinomial",
+           "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",

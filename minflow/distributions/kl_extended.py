@@ -9,11 +9,16 @@ import, as kl.py's). Infinite where q's support does not cover p's.
 import math
 
 from ..core.namespace import F
+from ..linalg import solve_triangular
+from ..ops.infer import broadcast_shapes
 from .continuous import Exponential, Laplace, Normal, Uniform
 from .gamma import Beta, Gamma
 from .heavy_tailed import Cauchy
+from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowrank_logdet,
+                                          _batch_lowrank_mahalanobis)
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .continuous_bernoulli import ContinuousBernoulli
-from .kl import (_infinite_like, _inf_where, _kl_exponential_infinity, _kl_gamma_infinity,
+from .kl import (_batch_trace_xxt, _infinite_like, _inf_where, _kl_exponential_infinity, _kl_gamma_infinity,
                  _kl_laplace_infinity, _kl_normal_infinity, _kl_normal_normal, _x_log_x,
                  register_kl)
 from .transformed_families import Gumbel, HalfNormal, Pareto
@@ -217,3 +222,74 @@ def _kl_continuous_bernoulli_uniform(p, q):
     support = p.support
     return _inf_where(F.ge(q.low, support.lower_bound) | F.le(q.high, support.upper_bound),
                       result)
+
+
+# ---- low-rank Gaussians ------------------------------------------------------------------
+
+def _same_event_shape(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with "
+                         "different event shapes cannot be computed")
+
+
+def _lowrank_logdet(d):
+    return _batch_lowrank_logdet(d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag,
+                                 d._capacitance_tril)
+
+
+def _lowrank_mahalanobis(q, x):
+    return _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                      x, q._capacitance_tril)
+
+
+def _woodbury_factor(q):
+    """A with (W W^T + D)^-1 = D^-1 - A^T A for q's W and D."""
+    Wt_Dinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return solve_triangular(q._capacitance_tril, Wt_Dinv, upper=False)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _same_event_shape(p, q)
+    term1 = _lowrank_logdet(q) - _lowrank_logdet(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    # trace(q_cov^-1 p_cov) = trace((q_D^-1 - A^T A)(p_D + p_W p_W^T))
+    A = _woodbury_factor(q)
+    p_W, p_D, q_D = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, \
+        q._unbroadcasted_cov_diag
+    term21 = (p_D / q_D).sum(-1)
+    term22 = _batch_trace_xxt(p_W * q_D.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_xxt(A * p_D.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_xxt(F.matmul(A, p_W))
+    return 0.5 * (term1 + term21 + term22 - term23 - term24 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _same_event_shape(p, q)
+    p_tril = p._unbroadcasted_scale_tril
+    term1 = _lowrank_logdet(q) - 2 * p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    # trace(q_cov^-1 p_cov) = trace((q_D^-1 - A^T A) p_L p_L^T)
+    A = _woodbury_factor(q)
+    term21 = _batch_trace_xxt(p_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_xxt(F.matmul(A, p_tril))
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _same_event_shape(p, q)
+    q_tril = q._unbroadcasted_scale_tril
+    term1 = 2 * q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - _lowrank_logdet(p)
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    # trace(q_cov^-1 p_cov) = |q_L^-1 p_W|^2 + |q_L^-1 p_D^1/2|^2
+    n, rank = p.event_shape[0], p.cov_factor.size(-1)
+    batch = tuple(broadcast_shapes(tuple(q_tril.shape[:-2]),
+                                   tuple(p._unbroadcasted_cov_factor.shape[:-2])))
+    q_tril = q_tril.expand(batch + (n, n))
+    p_W = p._unbroadcasted_cov_factor.expand(batch + (n, rank))
+    p_D_sqrt = F.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(batch + (n, n))
+    term21 = _batch_trace_xxt(solve_triangular(q_tril, p_W, upper=False))
+    term22 = _batch_trace_xxt(solve_triangular(q_tril, p_D_sqrt, upper=False))
+    return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])

@@ -223,6 +223,14 @@ CASES = {
     "ContinuousBernoulli/logits": Case(lambda D, logits: D.ContinuousBernoulli(logits=logits),
                                        {"logits": uniform(-2, 2, 3)},
                                        uniform(0.05, 0.95, 2, 3)),
+    "LowRankMultivariateNormal": Case(
+        lambda D, loc, factor, diag: D.LowRankMultivariateNormal(loc, factor, diag),
+        {"loc": uniform(-1, 1, 2, 3), "factor": uniform(-1, 1, 3, 2),
+         "diag": uniform(0.5, 2, 2, 3)}, uniform(-2, 2, 4, 2, 3)),
+    "LowRankMultivariateNormal/batched_factor": Case(
+        lambda D, loc, factor, diag: D.LowRankMultivariateNormal(loc, factor, diag),
+        {"loc": uniform(-1, 1, 3), "factor": uniform(-1, 1, 2, 3, 1),
+         "diag": uniform(0.5, 2, 3)}, uniform(-2, 2, 4, 2, 3)),
     "RelaxedOneHotCategorical": Case(
         lambda D, temperature, probs: D.RelaxedOneHotCategorical(temperature, probs=probs),
         {"temperature": np.array(1.3), "probs": simplex(3, 4)}, simplex(2, 3, 4)),

@@ -20,7 +20,8 @@ FAMILY = {"Normal": "Normal", "Laplace": "Laplace", "Uniform": "Uniform",
           "MultivariateNormal": "MultivariateNormal/scale_tril", "Independent": "Independent",
           "TransformedDistribution": "LogNormal", "Gumbel": "Gumbel", "HalfNormal": "HalfNormal",
           "Cauchy": "Cauchy", "Pareto": "Pareto",
-          "ContinuousBernoulli": "ContinuousBernoulli/probs"}
+          "ContinuousBernoulli": "ContinuousBernoulli/probs",
+          "LowRankMultivariateNormal": "LowRankMultivariateNormal"}
 
 
 def _pairs():

@@ -71,6 +71,18 @@ BAD = {
     "continuousbernoulli/probs": lambda D, lib: D.ContinuousBernoulli(
         probs=lib.tensor([1.5]), validate_args=True),
     "continuousbernoulli/both": lambda D, lib: D.ContinuousBernoulli(probs=0.5, logits=0.0),
+    "lowrank/loc_dims": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.tensor(0.0), lib.ones(1, 1), lib.ones(1)),
+    "lowrank/factor_dims": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.zeros(2), lib.ones(2), lib.ones(2)),
+    "lowrank/factor_rows": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.zeros(2), lib.ones(3, 1), lib.ones(2)),
+    "lowrank/diag_shape": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.zeros(2), lib.ones(2, 1), lib.ones(3)),
+    "lowrank/batch": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.zeros(3, 2), lib.ones(4, 2, 1), lib.ones(2)),
+    "lowrank/diag": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.zeros(2), lib.ones(2, 1), lib.tensor([1.0, -1.0])),
     # values outside the support or of the wrong shape
     "value/continuousbernoulli": lambda D, lib: D.ContinuousBernoulli(
         probs=lib.tensor([0.3])).log_prob(lib.tensor([1.5])),
