@@ -16,7 +16,7 @@ from .categorical import (Categorical, Multinomial, OneHotCategorical,
 from .discrete import Bernoulli, Binomial, Geometric, NegativeBinomial, Poisson
 from .distribution import Distribution
 from .gamma import Beta, Chi2, Dirichlet, Gamma
-from .heavy_tailed import Cauchy, StudentT
+from .heavy_tailed import Cauchy, FisherSnedecor, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from . import kl_extended  # noqa: F401  (registers its KL pairs)
@@ -37,7 +37,8 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTra
                          StickBreakingTransform, TanhTransform, Transform, identity_transform)
 
 __all__ = ["constraints", "transforms", "Distribution", "Bernoulli", "Beta", "Binomial",
-           "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Exponential", "Gamma", "Geometric",
+           "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Exponential",
+           "FisherSnedecor", "Gamma", "Geometric",
            "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
            "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",

@@ -1,16 +1,17 @@
-"""Heavy-tailed location-scale families: Cauchy and StudentT (whose moments exist only
+"""Heavy-tailed families: Cauchy, StudentT and FisherSnedecor (whose moments exist only
 for enough degrees of freedom: torch's nan and inf where they do not)."""
 import math
+import numbers
 
 from ..core.namespace import F
 from ..core.tensor import Size
 from . import constraints
 from .continuous import _LocationScale
 from .distribution import Distribution
-from .gamma import Chi2
-from .utils import as_size, broadcast_all, standard_normal, standard_uniform
+from .gamma import Chi2, Gamma
+from .utils import as_size, broadcast_all, standard_normal, standard_uniform, tiny_of
 
-__all__ = ["Cauchy", "StudentT"]
+__all__ = ["Cauchy", "StudentT", "FisherSnedecor"]
 
 
 class Cauchy(_LocationScale):
@@ -116,3 +117,61 @@ class StudentT(Distribution):
                 + 0.5 * (self.df + 1) * (F.digamma(0.5 * (self.df + 1))
                                          - F.digamma(0.5 * self.df))
                 + 0.5 * self.df.log() + lbeta)
+
+
+class FisherSnedecor(Distribution):
+    """FisherSnedecor(df1, df2): the F distribution, (X1 / df1) / (X2 / df2) for
+    X1 ~ Chi2(df1) and X2 ~ Chi2(df2).
+
+    >>> d = minflow.distributions.FisherSnedecor(minflow.tensor([4.0]), minflow.tensor([6.0]))
+    >>> d.mean.tolist(), round(d.log_prob(minflow.tensor([1.0])).item(), 4)
+    ([1.5], -0.8802)
+    """
+
+    arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, df1, df2, validate_args=None):
+        self.df1, self.df2 = broadcast_all(df1, df2)
+        self._gamma1 = Gamma(self.df1 * 0.5, self.df1)
+        self._gamma2 = Gamma(self.df2 * 0.5, self.df2)
+        scalar = isinstance(df1, numbers.Number) and isinstance(df2, numbers.Number)
+        super().__init__(Size(()) if scalar else self.df1.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._expanded(FisherSnedecor, batch_shape, _instance, {"df1": (), "df2": ()})
+        new._gamma1 = self._gamma1.expand(as_size(batch_shape, "expand"))
+        new._gamma2 = self._gamma2.expand(as_size(batch_shape, "expand"))
+        return new
+
+    @property
+    def mean(self):
+        df2 = F.where(self.df2 <= 2, math.nan, self.df2)
+        return df2 / (df2 - 2)
+
+    @property
+    def mode(self):
+        mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
+        return F.where(self.df1 <= 2, math.nan, mode)
+
+    @property
+    def variance(self):
+        df2 = F.where(self.df2 <= 4, math.nan, self.df2)
+        return (2 * df2.pow(2) * (self.df1 + df2 - 2)
+                / (self.df1 * (df2 - 2).pow(2) * (df2 - 4)))
+
+    def rsample(self, sample_shape=Size(())):
+        shape = tuple(self._extended_shape(sample_shape))
+        x1 = self._gamma1.rsample(sample_shape).reshape(shape)
+        x2 = self._gamma2.rsample(sample_shape).reshape(shape)
+        tiny = tiny_of(x2.dtype)
+        return (x1 / x2.clamp(min=tiny)).clamp(min=tiny)
+
+    def log_prob(self, value):
+        self._check_value(value)
+        ct1, ct2, ct3 = self.df1 * 0.5, self.df2 * 0.5, self.df1 / self.df2
+        t1 = (ct1 + ct2).lgamma() - ct1.lgamma() - ct2.lgamma()
+        t2 = ct1 * ct3.log() + (ct1 - 1) * F.log(value)
+        t3 = (ct1 + ct2) * F.log1p(ct3 * value)
+        return t1 + t2 - t3

@@ -231,6 +231,11 @@ CASES = {
         lambda D, loc, factor, diag: D.LowRankMultivariateNormal(loc, factor, diag),
         {"loc": uniform(-1, 1, 3), "factor": uniform(-1, 1, 2, 3, 1),
          "diag": uniform(0.5, 2, 3)}, uniform(-2, 2, 4, 2, 3)),
+    "FisherSnedecor": Case(lambda D, df1, df2: D.FisherSnedecor(df1, df2),
+                           {"df1": np.array([1.5, 3.0, 8.0]), "df2": np.array([1.5, 3.0, 10.0])},
+                           uniform(0.1, 3, 2, 3), heavy_tails=True),
+    "FisherSnedecor/scalar": Case(lambda D, df1, df2: D.FisherSnedecor(df1, df2),
+                                  {"df1": 5.0, "df2": 12.0}, uniform(0.1, 3, 4)),
     "RelaxedOneHotCategorical": Case(
         lambda D, temperature, probs: D.RelaxedOneHotCategorical(temperature, probs=probs),
         {"temperature": np.array(1.3), "probs": simplex(3, 4)}, simplex(2, 3, 4)),

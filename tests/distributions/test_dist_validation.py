@@ -83,7 +83,10 @@ BAD = {
         lib.zeros(3, 2), lib.ones(4, 2, 1), lib.ones(2)),
     "lowrank/diag": lambda D, lib: D.LowRankMultivariateNormal(
         lib.zeros(2), lib.ones(2, 1), lib.tensor([1.0, -1.0])),
+    "fishersnedecor/df2": lambda D, lib: D.FisherSnedecor(lib.ones(1), lib.tensor([0.0])),
     # values outside the support or of the wrong shape
+    "value/fishersnedecor": lambda D, lib: D.FisherSnedecor(2.0, 3.0).log_prob(
+        lib.tensor(-1.0)),
     "value/continuousbernoulli": lambda D, lib: D.ContinuousBernoulli(
         probs=lib.tensor([0.3])).log_prob(lib.tensor([1.5])),
     "value/multinomial": lambda D, lib: D.Multinomial(3, probs=lib.ones(2) / 2).log_prob(
