@@ -911,6 +911,13 @@ SAME_AS_TORCH += [
     (lambda t: t.lib.distributions.Exponential(t.lib.ones(2)).log_prob(t.lib.tensor([-1.0, 1.0])),
      ValueError, 'Expected value argument (Tensor of shape (2,)) to be within the support '
                  '(GreaterThanEq(lower_bound=0.0)) of the distribution Exponential'),
+    (lambda t: t.lib.distributions.StudentT(t.lib.tensor([0.0])),
+     ValueError, 'Expected parameter df (Tensor of shape (1,)) of distribution Chi2()'),  # as torch
+    (lambda t: t.lib.distributions.LowRankMultivariateNormal(
+        t.lib.zeros(2), t.lib.ones(3, 1), t.lib.ones(2)),
+     ValueError, 'cov_factor must be a batch of matrices with shape 2 x m'),
+    (lambda t: t.lib.distributions.ReshapeTransform((2, 3), (5,)),
+     ValueError, 'ReshapeTransform: in_shape (2, 3) and out_shape (5,) have different numbers'),
 ]
 
 # minflow's class differs from torch's on purpose: a few calls that torch fails on by accident

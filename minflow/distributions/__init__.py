@@ -10,21 +10,39 @@ minflow.Size([5, 2])
 """
 from . import constraints
 from .continuous import Exponential, Laplace, Normal, Uniform
-from .categorical import Categorical, OneHotCategorical
-from .discrete import Bernoulli, Binomial, Geometric, Poisson
+from .continuous_bernoulli import ContinuousBernoulli
+from .categorical import (Categorical, Multinomial, OneHotCategorical,
+                          OneHotCategoricalStraightThrough)
+from .discrete import Bernoulli, Binomial, Geometric, NegativeBinomial, Poisson
 from .distribution import Distribution
-from .gamma import Beta, Dirichlet, Gamma
+from .gamma import Beta, Chi2, Dirichlet, Gamma
+from .heavy_tailed import Cauchy, FisherSnedecor, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from . import kl_extended  # noqa: F401  (registers its KL pairs)
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed import LogNormal, TransformedDistribution
+from .von_mises import VonMises
+from .transformed_families import (Gumbel, HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy,
+                                   LogisticNormal, Pareto, Weibull)
 from . import transforms
+from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
+                         CumulativeDistributionTransform, ExpTransform, IndependentTransform,
+                         LowerCholeskyTransform, PowerTransform, ReshapeTransform,
+                         SigmoidTransform, SoftmaxTransform, SoftplusTransform, StackTransform,
+                         StickBreakingTransform, TanhTransform, Transform, identity_transform)
 
 __all__ = ["constraints", "transforms", "Distribution", "Bernoulli", "Beta", "Binomial",
-           "Categorical", "Dirichlet", "Exponential", "Gamma", "Geometric", "Independent",
-           "Laplace", "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Normal",
-           "OneHotCategorical", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"]
+           "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Exponential",
+           "FisherSnedecor", "Gamma", "Geometric",
+           "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
+           "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
+           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "kl_divergence", "register_kl",
+           *transforms.__all__]

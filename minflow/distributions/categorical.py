@@ -1,5 +1,6 @@
-"""Categorical and OneHotCategorical: one of K categories, given probs or logits over
-the last dim."""
+"""Categorical, OneHotCategorical (and its straight-through variant) and Multinomial:
+one of K categories, or counts of K categories over total_count draws, given probs or
+logits over the last dim."""
 import math
 
 import numpy as np
@@ -8,10 +9,12 @@ from ..core import dtype as dtypes
 from ..core.namespace import F
 from ..core.tensor import Size
 from . import constraints
+from .discrete import Binomial
 from .distribution import Distribution
 from .utils import as_size, lazy_property, logits_to_probs, probs_to_logits
 
-__all__ = ["Categorical", "OneHotCategorical"]
+__all__ = ["Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Multinomial"]
 
 
 class Categorical(Distribution):
@@ -173,3 +176,99 @@ class OneHotCategorical(Distribution):
         values = F.eye(n, dtype=self._param.dtype, device=self._param.device)
         values = values.reshape((n,) + (1,) * len(self._batch_shape) + (n,))
         return values.expand((n,) + tuple(self._batch_shape) + (n,)) if expand else values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical whose rsample is the straight-through estimator: one-hot values
+    forward, the gradient of probs backward (Bengio et al., 2013).
+
+    >>> logits = minflow.zeros(3, requires_grad=True)
+    >>> d = minflow.distributions.OneHotCategoricalStraightThrough(logits=logits)
+    >>> x = d.rsample()
+    >>> x.sum().item(), x.requires_grad
+    (1.0, True)
+    """
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=Size(())):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())
+
+
+class Multinomial(Distribution):
+    """Multinomial(total_count=1, probs=None, logits=None): counts of each of K
+    categories over total_count independent Categorical(probs) draws.
+
+    log p(x) = log n! - sum_i log x_i! + sum_i x_i log p_i
+
+    >>> d = minflow.distributions.Multinomial(4, probs=minflow.tensor([0.5, 0.5]))
+    >>> d.mean.tolist(), round(d.log_prob(minflow.tensor([2.0, 2.0])).exp().item(), 4)
+    ([2.0, 2.0], 0.375)
+    """
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        if not isinstance(total_count, int):
+            raise NotImplementedError("inhomogeneous total_count is not supported")
+        self.total_count = total_count
+        self._categorical = Categorical(probs=probs, logits=logits)
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Multinomial, _instance)
+        new.total_count = self.total_count
+        new._categorical = self._categorical.expand(batch_shape)
+        Distribution.__init__(new, as_size(batch_shape, "expand"), self._event_shape,
+                              validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @constraints.dependent_property(is_discrete=True, event_dim=1)
+    def support(self):
+        return constraints.multinomial(self.total_count)
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+    @property
+    def mean(self):
+        return self.probs * self.total_count
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=Size(())):
+        sample_shape = as_size(sample_shape)
+        draws = self._categorical.sample(Size((self.total_count,) + tuple(sample_shape)))
+        counts = F.one_hot(draws, self._categorical._num_events).sum(0)
+        return counts.reshape(tuple(self._extended_shape(sample_shape))).to(self.probs.dtype)
+
+    def entropy(self):
+        n = self.total_count
+        term1 = n * self._categorical.entropy() - math.lgamma(n + 1)
+        binomial = Binomial(total_count=n, probs=self.probs)
+        support = binomial.enumerate_support(expand=False)[1:]
+        binomial_probs = F.exp(binomial.log_prob(support))
+        return term1 + (binomial_probs * F.lgamma(support + 1)).sum([0, -1])
+
+    def log_prob(self, value):
+        self._check_value(value)
+        logits, value = F.broadcast_tensors(self.logits, value)
+        # 0 * log 0 = 0: a category of probability 0 that was never drawn adds nothing
+        logits = F.where((value == 0) & (logits == -math.inf), 0.0, logits)
+        return (F.lgamma(value.sum(-1) + 1) - F.lgamma(value + 1).sum(-1)
+                + (logits * value).sum(-1))

@@ -12,12 +12,12 @@ from ..core import dtype as dtypes
 from ..core.namespace import F
 from .utils import has_values
 
-__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent",
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "dependent",
            "dependent_property", "greater_than",
            "greater_than_eq", "half_open_interval", "independent", "integer_interval",
-           "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
+           "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "multinomial",
            "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
-           "positive_integer", "real", "real_vector", "simplex", "square", "symmetric",
+           "positive_integer", "real", "real_vector", "simplex", "square", "stack", "symmetric",
            "unit_interval"]
 
 
@@ -149,6 +149,69 @@ class MixtureSameFamilyConstraint(Constraint):
         return f"{type(self).__name__}({self.base_constraint!r})"
 
 
+def _check_dim(dim, value):
+    if not -value.dim() <= dim < value.dim():
+        raise ValueError(f"Expected dim in [{-value.dim()}, {value.dim()}) for a value of "
+                         f"{value.dim()} dims, got dim={dim}")
+
+
+class _Cat(Constraint):
+    """Constraints ``cseq`` on consecutive slices of ``lengths`` along ``dim`` (as
+    minflow.cat joins them)."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        self.cseq = list(cseq)
+        if not all(isinstance(c, Constraint) for c in self.cseq):
+            raise TypeError(f"cat: expected a sequence of Constraints, got "
+                            f"{[type(c).__name__ for c in self.cseq]}")
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"cat: expected one length per constraint ({len(self.cseq)}), "
+                             f"got {len(self.lengths)}")
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        _check_dim(self.dim, value)
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return F.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """Constraint ``cseq[i]`` on slice ``i`` along ``dim`` (as minflow.stack joins them)."""
+
+    def __init__(self, cseq, dim=0):
+        self.cseq = list(cseq)
+        if not all(isinstance(c, Constraint) for c in self.cseq):
+            raise TypeError(f"stack: expected a sequence of Constraints, got "
+                            f"{[type(c).__name__ for c in self.cseq]}")
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value):
+        _check_dim(self.dim, value)
+        slices = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return F.stack([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
+
+
 class _Boolean(Constraint):
     is_discrete = True
 
@@ -163,6 +226,19 @@ class _OneHot(Constraint):
     def check(self, value):
         is_boolean = (value == 0) | (value == 1)
         return is_boolean.all(-1) & (value.sum(-1) == 1)
+
+
+class _Multinomial(Constraint):
+    """Nonnegative counts summing to at most ``upper_bound`` (torch's weaker check)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value >= 0).all(dim=-1) & (value.sum(dim=-1) <= self.upper_bound)
 
 
 class _Bounded(Constraint):
@@ -308,8 +384,11 @@ unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
+multinomial = _Multinomial
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()
+cat = _Cat
+stack = _Stack

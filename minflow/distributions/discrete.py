@@ -1,4 +1,5 @@
-"""Counts and binary outcomes: Bernoulli, Geometric, Binomial, Poisson."""
+"""Counts and binary outcomes: Bernoulli, Geometric, Binomial, NegativeBinomial,
+Poisson."""
 import math
 import numbers
 
@@ -8,9 +9,10 @@ from ..core.tensor import Size
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .distribution import Distribution
+from .gamma import Gamma
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits, tiny_of
 
-__all__ = ["Bernoulli", "Geometric", "Binomial", "Poisson"]
+__all__ = ["Bernoulli", "Geometric", "Binomial", "NegativeBinomial", "Poisson"]
 
 
 def _one_of(probs, logits):
@@ -224,6 +226,58 @@ class Binomial(_BinaryParams):
         values = F.arange(1 + total, dtype=self._param.dtype, device=self._param.device)
         values = values.reshape((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
+
+
+class NegativeBinomial(_BinaryParams):
+    """NegativeBinomial(total_count, probs=None, logits=None): the number of successes
+    of Bernoulli(probs) trials before total_count failures (total_count may be real).
+
+    log p(k) = log Gamma(n + k) - log Gamma(n) - log k! + n log(1 - p) + k log p
+
+    >>> d = minflow.distributions.NegativeBinomial(2.0, probs=minflow.tensor([0.5]))
+    >>> d.mean.tolist(), round(d.log_prob(minflow.tensor([1.0])).exp().item(), 4)
+    ([2.0], 0.25)
+    """
+
+    arg_constraints = {"total_count": constraints.greater_than_eq(0),
+                       "probs": constraints.half_open_interval(0.0, 1.0),
+                       "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, total_count, probs=None, logits=None, validate_args=None):
+        (total_count_t,), _ = self._set_param(probs, logits, total_count)
+        self.total_count = total_count_t.to(self._param.dtype)
+        super().__init__(self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_binary(NegativeBinomial, batch_shape, _instance, total_count=())
+
+    @property
+    def mean(self):
+        return self.total_count * F.exp(self.logits)
+
+    @property
+    def mode(self):
+        return ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
+
+    @property
+    def variance(self):
+        return self.mean / F.sigmoid(-self.logits)
+
+    def sample(self, sample_shape=Size(())):
+        with no_grad():
+            rate = Gamma(self.total_count, F.exp(-self.logits),
+                         validate_args=False).sample(sample_shape)
+            return F.poisson(rate)
+
+    def log_prob(self, value):
+        self._check_value(value)
+        n = self.total_count
+        log_unnormalized = n * F.logsigmoid(-self.logits) + value * F.logsigmoid(self.logits)
+        log_normalization = -F.lgamma(n + value) + F.lgamma(1.0 + value) + F.lgamma(n)
+        # n = k = 0: the probability is 1
+        log_normalization = F.where(n + value == 0.0, 0.0, log_normalization)
+        return log_unnormalized - log_normalization
 
 
 class Poisson(Distribution):

@@ -1,5 +1,5 @@
-"""The gamma family: Gamma, Dirichlet (normalized gammas) and Beta (a two-category
-Dirichlet). Reparameterized samples differentiate through ``minflow._standard_gamma``,
+"""The gamma family: Gamma, Chi2 (a Gamma of rate 1/2), Dirichlet (normalized gammas)
+and Beta (a two-category Dirichlet). Reparameterized samples differentiate through ``minflow._standard_gamma``,
 whose gradient is the implicit one: dx/da = -(dP(a, x)/da) / p(x; a).
 
 NOTE: Dirichlet.rsample differentiates the normalization of independent gamma draws;
@@ -14,7 +14,7 @@ from . import constraints
 from .distribution import Distribution
 from .utils import as_size, broadcast_all, tiny_of
 
-__all__ = ["Gamma", "Dirichlet", "Beta"]
+__all__ = ["Gamma", "Chi2", "Dirichlet", "Beta"]
 
 
 def _clamp_tiny(value):
@@ -77,6 +77,28 @@ class Gamma(Distribution):
     def entropy(self):
         a = self.concentration
         return a - F.log(self.rate) + F.lgamma(a) + (1.0 - a) * F.digamma(a)
+
+
+class Chi2(Gamma):
+    """Chi2(df): the sum of squares of df standard normals, Gamma(df / 2, 1 / 2).
+
+    >>> d = minflow.distributions.Chi2(minflow.tensor([4.0]))
+    >>> d.mean.tolist(), d.variance.tolist(), round(d.log_prob(minflow.tensor([2.0])).item(), 4)
+    ([4.0], [8.0], -1.6931)
+    """
+
+    arg_constraints = {"df": constraints.positive}
+
+    def __init__(self, df, validate_args=None):
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Chi2, _instance)
+        return super().expand(batch_shape, new)
+
+    @property
+    def df(self):
+        return self.concentration * 2
 
 
 class Dirichlet(Distribution):

@@ -1,6 +1,8 @@
-"""Bijections with log-det-Jacobians, for TransformedDistribution: ExpTransform,
-AffineTransform, SigmoidTransform, TanhTransform, ComposeTransform, and the inverse of
-each (``t.inv``), as torch.distributions.transforms.
+"""Bijections with log-det-Jacobians, for TransformedDistribution, as
+torch.distributions.transforms: the elementwise ones here (Exp, Power, Affine, Sigmoid,
+Softplus, Tanh, Abs), ComposeTransform and the inverse of each (``t.inv``); the ones over
+whole events (Softmax, StickBreaking, LowerCholesky, Reshape) and the combinators
+(Independent, Cat, Stack, CumulativeDistribution) live in event_transforms.py.
 
 >>> from minflow.distributions.transforms import ExpTransform
 >>> t = ExpTransform()
@@ -17,10 +19,13 @@ from ..core.namespace import F
 from ..core.tensor import Size, Tensor
 from ..ops.infer import broadcast_shapes
 from . import constraints
-from .utils import eps_of, sum_rightmost, tiny_of
+from .utils import broadcast_all, eps_of, lazy_property, sum_rightmost, tiny_of
 
-__all__ = ["Transform", "ComposeTransform", "ExpTransform", "AffineTransform",
-           "SigmoidTransform", "TanhTransform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+           "LowerCholeskyTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+           "SoftplusTransform", "TanhTransform", "SoftmaxTransform", "StackTransform",
+           "StickBreakingTransform", "Transform", "identity_transform"]
 
 
 class Transform:
@@ -281,6 +286,54 @@ class ExpTransform(Transform):
         return x
 
 
+class PowerTransform(Transform):
+    """y = x^exponent on x > 0; log |dy/dx| = log |exponent y / x|.
+
+    >>> t = minflow.distributions.PowerTransform(2.0)
+    >>> t(minflow.tensor([3.0])).tolist(), t.inv(minflow.tensor([4.0])).tolist()
+    ([9.0], [2.0])
+    """
+
+    domain = constraints.positive
+    codomain = constraints.positive
+    bijective = True
+
+    def __init__(self, exponent, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        (self.exponent,) = broadcast_all(exponent)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return PowerTransform(self.exponent, cache_size=cache_size)
+
+    @lazy_property
+    def sign(self):
+        return self.exponent.sign()
+
+    def __eq__(self, other):
+        if not isinstance(other, PowerTransform):
+            return False
+        return bool(self.exponent.eq(other.exponent).all().item())
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.pow(self.exponent)
+
+    def _inverse(self, y):
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x, y):
+        return (self.exponent * y / x).abs().log()
+
+    def forward_shape(self, shape):
+        return Size(broadcast_shapes(tuple(shape), tuple(self.exponent.shape)))
+
+    def inverse_shape(self, shape):
+        return self.forward_shape(shape)
+
+
 class AffineTransform(Transform):
     """y = loc + scale * x; log |dy/dx| = log |scale| (summed over ``event_dim`` dims)."""
 
@@ -382,6 +435,35 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
+class SoftplusTransform(Transform):
+    """y = softplus(x) = log(1 + exp(x)); x = y + log(-expm1(-y)); log |dy/dx| =
+    -softplus(-x).
+
+    >>> t = minflow.distributions.SoftplusTransform()
+    >>> round(t(minflow.tensor([0.0])).item(), 4)
+    0.6931
+    """
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, SoftplusTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return F.softplus(x)
+
+    def _inverse(self, y):
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x, y):
+        return -F.softplus(-x)
+
+
 class TanhTransform(Transform):
     """y = tanh(x); log |dy/dx| = 2 (log 2 - x - softplus(-2x)), stable for large |x|."""
 
@@ -403,3 +485,34 @@ class TanhTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
+
+
+class AbsTransform(Transform):
+    """y = |x|: not injective, so ``inv`` returns y itself and there is no
+    log-det-Jacobian.
+
+    >>> minflow.distributions.AbsTransform()(minflow.tensor([-2.0, 3.0])).tolist()
+    [2.0, 3.0]
+    """
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other):
+        return isinstance(other, AbsTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
+
+
+identity_transform = ComposeTransform([])
+
+# NOTE: imported last: event_transforms subclasses the Transform defined above
+from .event_transforms import (CatTransform, CumulativeDistributionTransform,  # noqa: E402
+                               IndependentTransform, LowerCholeskyTransform, ReshapeTransform,
+                               SoftmaxTransform, StackTransform, StickBreakingTransform)

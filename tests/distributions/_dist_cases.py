@@ -5,7 +5,10 @@ to score.
 A case is ``Case(make, params, values)``: ``make(D, **params)`` builds it from module
 ``D`` (minflow.distributions or torch.distributions); ``params`` maps names to numpy
 arrays (grads are taken w.r.t. the float ones) or to plain numbers; ``values`` is an
-array of points in the support, broadcastable with batch_shape + event_shape.
+array of points in the support, broadcastable with batch_shape + event_shape;
+``heavy_tails=True`` marks a case whose samples are compared by quantiles rather than by
+mean and variance (moments that are infinite, or too noisy to estimate);
+``constant_rsample=True`` one whose rsample does not depend on the parameters somewhere.
 """
 import numpy as np
 
@@ -154,6 +157,85 @@ CASES = {
             temperature, logits=logits),
         {"temperature": np.array(0.7), "logits": uniform(-2, 2, 3, 4)},
         np.log(simplex(2, 3, 4))),
+    "Gumbel": Case(lambda D, loc, scale: D.Gumbel(loc, scale),
+                   {"loc": uniform(-1, 1, 3), "scale": uniform(0.5, 2, 3)},
+                   uniform(-2, 3, 2, 3)),
+    "Gumbel/scalar": Case(lambda D, loc, scale: D.Gumbel(loc, scale),
+                          {"loc": 0.5, "scale": 2.0}, uniform(-2, 3, 4)),
+    "HalfNormal": Case(lambda D, scale: D.HalfNormal(scale), {"scale": uniform(0.5, 2, 3)},
+                       uniform(0.1, 3, 2, 3)),
+    "HalfNormal/scalar": Case(lambda D, scale: D.HalfNormal(scale), {"scale": 1.5},
+                              uniform(0.1, 3, 4)),
+    "Cauchy": Case(lambda D, loc, scale: D.Cauchy(loc, scale),
+                   {"loc": uniform(-1, 1, 3), "scale": uniform(0.5, 2, 3)},
+                   uniform(-3, 3, 2, 3), heavy_tails=True),
+    "HalfCauchy": Case(lambda D, scale: D.HalfCauchy(scale), {"scale": uniform(0.5, 2, 3)},
+                       uniform(0.1, 3, 2, 3), heavy_tails=True),
+    "StudentT": Case(lambda D, df, loc, scale: D.StudentT(df, loc, scale),
+                     {"df": np.array([0.8, 1.5, 4.0]), "loc": uniform(-1, 1, 3),
+                      "scale": uniform(0.5, 2, 3)}, uniform(-3, 3, 2, 3), heavy_tails=True),
+    "StudentT/df_only": Case(lambda D, df: D.StudentT(df), {"df": uniform(3, 6, 2, 1)},
+                             uniform(-3, 3, 2, 3), heavy_tails=True),
+    "Chi2": Case(lambda D, df: D.Chi2(df), {"df": uniform(0.5, 5, 3)}, uniform(0.1, 4, 2, 3)),
+    "Weibull": Case(lambda D, scale, concentration: D.Weibull(scale, concentration),
+                    {"scale": uniform(0.5, 2, 3), "concentration": np.array([0.8, 1.5, 3.0])},
+                    uniform(0.1, 3, 2, 3)),
+    "Pareto": Case(lambda D, scale, alpha: D.Pareto(scale, alpha),
+                   {"scale": uniform(0.5, 1, 3), "alpha": np.array([0.8, 1.5, 3.0])},
+                   uniform(1.1, 3, 2, 3), heavy_tails=True),
+    "Kumaraswamy": Case(lambda D, c1, c0: D.Kumaraswamy(c1, c0),
+                        {"c1": np.array([0.7, 2.0, 3.0]), "c0": uniform(0.5, 3, 3)},
+                        uniform(0.05, 0.95, 2, 3)),
+    "InverseGamma": Case(lambda D, concentration, rate: D.InverseGamma(concentration, rate),
+                         {"concentration": np.array([0.8, 1.5, 3.5]),
+                          "rate": uniform(0.5, 2, 3)}, uniform(0.1, 3, 2, 3), heavy_tails=True),
+    "LogisticNormal": Case(lambda D, loc, scale: D.LogisticNormal(loc, scale),
+                           {"loc": uniform(-1, 1, 2, 3), "scale": uniform(0.5, 1.5, 2, 3)},
+                           simplex(3, 2, 4)),
+    "Multinomial/probs": Case(lambda D, probs: D.Multinomial(6, probs=probs),
+                              {"probs": uniform(0.1, 1, 3, 4)},
+                              RNG.multinomial(6, [0.25] * 4, (2, 3)).astype(float)),
+    "Multinomial/logits": Case(lambda D, logits: D.Multinomial(5, logits=logits),
+                               {"logits": uniform(-2, 2, 4)},
+                               RNG.multinomial(5, [0.25] * 4, (2, 3)).astype(float)),
+    "NegativeBinomial/probs": Case(
+        lambda D, total_count, probs: D.NegativeBinomial(total_count, probs=probs),
+        {"total_count": uniform(0.5, 5, 3), "probs": uniform(0.1, 0.8, 3)},
+        RNG.integers(0, 8, (2, 3)).astype(float)),
+    "NegativeBinomial/logits": Case(
+        lambda D, logits: D.NegativeBinomial(3.0, logits=logits),
+        {"logits": uniform(-2, 1, 3)}, RNG.integers(0, 8, (2, 3)).astype(float)),
+    "OneHotCategoricalStraightThrough": Case(
+        lambda D, probs: D.OneHotCategoricalStraightThrough(probs=probs),
+        {"probs": simplex(3, 4)}, np.eye(4)[RNG.integers(0, 4, (2, 3))]),
+    "VonMises": Case(lambda D, loc, concentration: D.VonMises(loc, concentration),
+                     {"loc": uniform(-2, 2, 3), "concentration": np.array([0.5, 2.0, 6.0])},
+                     uniform(-3, 3, 2, 3)),
+    "ContinuousBernoulli/probs": Case(lambda D, probs: D.ContinuousBernoulli(probs=probs),
+                                      {"probs": np.array([0.2, 0.35, 0.8])},
+                                      uniform(0.05, 0.95, 2, 3)),
+    # probs in the unstable region (0.499, 0.501]: Taylor branches; rsample there is the
+    # uniform draw itself, so its pathwise gradient is not the mean's (torch's neither)
+    "ContinuousBernoulli/near_half": Case(
+        lambda D, probs: D.ContinuousBernoulli(probs=probs),
+        {"probs": np.array([0.4995, 0.5003, 0.7])}, uniform(0.05, 0.95, 2, 3),
+        constant_rsample=True),
+    "ContinuousBernoulli/logits": Case(lambda D, logits: D.ContinuousBernoulli(logits=logits),
+                                       {"logits": uniform(-2, 2, 3)},
+                                       uniform(0.05, 0.95, 2, 3)),
+    "LowRankMultivariateNormal": Case(
+        lambda D, loc, factor, diag: D.LowRankMultivariateNormal(loc, factor, diag),
+        {"loc": uniform(-1, 1, 2, 3), "factor": uniform(-1, 1, 3, 2),
+         "diag": uniform(0.5, 2, 2, 3)}, uniform(-2, 2, 4, 2, 3)),
+    "LowRankMultivariateNormal/batched_factor": Case(
+        lambda D, loc, factor, diag: D.LowRankMultivariateNormal(loc, factor, diag),
+        {"loc": uniform(-1, 1, 3), "factor": uniform(-1, 1, 2, 3, 1),
+         "diag": uniform(0.5, 2, 3)}, uniform(-2, 2, 4, 2, 3)),
+    "FisherSnedecor": Case(lambda D, df1, df2: D.FisherSnedecor(df1, df2),
+                           {"df1": np.array([1.5, 3.0, 8.0]), "df2": np.array([1.5, 3.0, 10.0])},
+                           uniform(0.1, 3, 2, 3), heavy_tails=True),
+    "FisherSnedecor/scalar": Case(lambda D, df1, df2: D.FisherSnedecor(df1, df2),
+                                  {"df1": 5.0, "df2": 12.0}, uniform(0.1, 3, 4)),
     "RelaxedOneHotCategorical": Case(
         lambda D, temperature, probs: D.RelaxedOneHotCategorical(temperature, probs=probs),
         {"temperature": np.array(1.3), "probs": simplex(3, 4)}, simplex(2, 3, 4)),

@@ -1,11 +1,14 @@
 """Distributions inside nn.Graph: a heteroscedastic Gaussian regression trained by
-Normal.log_prob, and a Dirichlet-Categorical model through kl_divergence and
-Gamma.rsample, take the same steps compiled as eagerly (the same weights, data and seed)."""
+Normal.log_prob, a Dirichlet-Categorical model through kl_divergence and
+Gamma.rsample, and a tanh-squashed Gaussian policy (SAC's actor loss, through
+TransformedDistribution.rsample and log_prob), take the same steps compiled as eagerly
+(the same weights, data and seed)."""
 import numpy as np
 
 import minflow
 from minflow import nn, optim
-from minflow.distributions import Categorical, Gamma, Normal, kl_divergence
+from minflow.distributions import (Categorical, Gamma, Normal, TanhTransform,
+                                   TransformedDistribution, kl_divergence)
 
 
 class GaussianHead(nn.Module):
@@ -83,3 +86,34 @@ def test_gamma_rsample_and_kl_train_the_same_in_nn_graph():
     target = minflow.tensor([1.0, 0.0, -1.0, 2.0])
     eager, compiled = _train_both(GammaRates, _gamma_and_kl, (target,))
     np.testing.assert_allclose(compiled, eager, rtol=1e-5)
+
+
+class SquashedGaussianActor(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(3, 8)
+        self.loc = nn.Linear(8, 2)
+        self.log_scale = nn.Linear(8, 2)
+
+    def forward(self, obs):
+        h = self.body(obs).tanh()
+        base = Normal(self.loc(h), self.log_scale(h).clamp(-5, 2).exp())
+        return TransformedDistribution(base, [TanhTransform(cache_size=1)])
+
+
+def _actor_loss(model, obs, q_weight):
+    """SAC's actor objective alpha log pi(a|s) - Q(s, a) with a linear critic."""
+    policy = model(obs)
+    action = policy.rsample()
+    log_prob = policy.log_prob(action).sum(-1)
+    q_value = (action * q_weight).sum(-1)
+    return (0.2 * log_prob - q_value).mean()
+
+
+def test_tanh_squashed_policy_trains_the_same_in_nn_graph():
+    rng = np.random.default_rng(1)
+    obs = minflow.tensor(rng.normal(size=(16, 3)), dtype=minflow.float32)
+    q_weight = minflow.tensor([1.0, -0.5])
+    eager, compiled = _train_both(SquashedGaussianActor, _actor_loss, (obs, q_weight))
+    np.testing.assert_allclose(compiled, eager, rtol=1e-5, atol=1e-6)
+    assert eager[-1] < eager[0]

@@ -18,7 +18,10 @@ FAMILY = {"Normal": "Normal", "Laplace": "Laplace", "Uniform": "Uniform",
           "Geometric": "Geometric/logits", "Binomial": "Binomial/probs", "Poisson": "Poisson",
           "Categorical": "Categorical/logits", "OneHotCategorical": "OneHotCategorical",
           "MultivariateNormal": "MultivariateNormal/scale_tril", "Independent": "Independent",
-          "TransformedDistribution": "LogNormal"}
+          "TransformedDistribution": "LogNormal", "Gumbel": "Gumbel", "HalfNormal": "HalfNormal",
+          "Cauchy": "Cauchy", "Pareto": "Pareto",
+          "ContinuousBernoulli": "ContinuousBernoulli/probs",
+          "LowRankMultivariateNormal": "LowRankMultivariateNormal"}
 
 
 def _pairs():

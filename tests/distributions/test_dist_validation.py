@@ -1,5 +1,6 @@
 """validate_args: invalid parameters and values raise torch's ValueErrors with torch's
 messages; validate_args=False and Distribution.set_default_validate_args turn it off."""
+import numpy as np
 import pytest
 
 import minflow
@@ -48,7 +49,57 @@ BAD = {
         D.Normal(0.0, 1.0), D.Normal(lib.zeros(3), 1.0)),
     "transformed/not_transform": lambda D, lib: D.TransformedDistribution(
         D.Normal(0.0, 1.0), [1]),
+    "gumbel/scale": lambda D, lib: D.Gumbel(lib.zeros(2), lib.tensor([1.0, -1.0])),
+    "halfnormal/scale": lambda D, lib: D.HalfNormal(lib.tensor([0.0])),
+    "cauchy/scale": lambda D, lib: D.Cauchy(0.0, -2.0),
+    "halfcauchy/scale": lambda D, lib: D.HalfCauchy(lib.tensor([-1.0])),
+    "studentt/df": lambda D, lib: D.StudentT(lib.tensor([0.0, 2.0])),
+    "studentt/scale": lambda D, lib: D.StudentT(3.0, 0.0, lib.tensor([-1.0])),
+    "chi2/df": lambda D, lib: D.Chi2(lib.tensor([-3.0])),
+    "weibull/concentration": lambda D, lib: D.Weibull(lib.ones(2), lib.tensor([1.0, 0.0])),
+    "pareto/alpha": lambda D, lib: D.Pareto(lib.ones(1), lib.tensor([-1.0])),
+    "kumaraswamy/c0": lambda D, lib: D.Kumaraswamy(lib.ones(1), lib.tensor([0.0])),
+    "inversegamma/rate": lambda D, lib: D.InverseGamma(lib.ones(1), lib.tensor([-1.0])),
+    "logisticnormal/scale": lambda D, lib: D.LogisticNormal(lib.zeros(2), lib.tensor([1.0, 0.0])),
+    "multinomial/probs": lambda D, lib: D.Multinomial(3, probs=lib.tensor([-0.5, 1.5])),
+    "negativebinomial/probs": lambda D, lib: D.NegativeBinomial(2.0, probs=lib.tensor([1.0])),
+    "negativebinomial/count": lambda D, lib: D.NegativeBinomial(lib.tensor([-1.0]),
+                                                                 probs=lib.tensor([0.5])),
+    "onehot_st/both": lambda D, lib: D.OneHotCategoricalStraightThrough(
+        probs=lib.ones(2) / 2, logits=lib.zeros(2)),
+    "vonmises/concentration": lambda D, lib: D.VonMises(lib.zeros(2), lib.tensor([1.0, -1.0])),
+    "continuousbernoulli/probs": lambda D, lib: D.ContinuousBernoulli(
+        probs=lib.tensor([1.5]), validate_args=True),
+    "continuousbernoulli/both": lambda D, lib: D.ContinuousBernoulli(probs=0.5, logits=0.0),
+    "lowrank/loc_dims": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.tensor(0.0), lib.ones(1, 1), lib.ones(1)),
+    "lowrank/factor_dims": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.zeros(2), lib.ones(2), lib.ones(2)),
+    "lowrank/factor_rows": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.zeros(2), lib.ones(3, 1), lib.ones(2)),
+    "lowrank/diag_shape": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.zeros(2), lib.ones(2, 1), lib.ones(3)),
+    "lowrank/batch": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.zeros(3, 2), lib.ones(4, 2, 1), lib.ones(2)),
+    "lowrank/diag": lambda D, lib: D.LowRankMultivariateNormal(
+        lib.zeros(2), lib.ones(2, 1), lib.tensor([1.0, -1.0])),
+    "fishersnedecor/df2": lambda D, lib: D.FisherSnedecor(lib.ones(1), lib.tensor([0.0])),
     # values outside the support or of the wrong shape
+    "value/fishersnedecor": lambda D, lib: D.FisherSnedecor(2.0, 3.0).log_prob(
+        lib.tensor(-1.0)),
+    "value/continuousbernoulli": lambda D, lib: D.ContinuousBernoulli(
+        probs=lib.tensor([0.3])).log_prob(lib.tensor([1.5])),
+    "value/multinomial": lambda D, lib: D.Multinomial(3, probs=lib.ones(2) / 2).log_prob(
+        lib.tensor([2.0, 2.0])),
+    "value/negativebinomial": lambda D, lib: D.NegativeBinomial(
+        2.0, probs=lib.tensor([0.5])).log_prob(lib.tensor([1.5])),
+    "value/halfnormal": lambda D, lib: D.HalfNormal(lib.ones(2)).log_prob(lib.tensor([-1.0, 1.0])),
+    "value/pareto": lambda D, lib: D.Pareto(lib.ones(2), lib.ones(2)).log_prob(
+        lib.tensor([0.5, 2.0])),
+    "value/kumaraswamy": lambda D, lib: D.Kumaraswamy(lib.ones(1), lib.ones(1)).log_prob(
+        lib.tensor([1.5])),
+    "value/logisticnormal": lambda D, lib: D.LogisticNormal(lib.zeros(2), lib.ones(2)).log_prob(
+        lib.tensor([0.5, 0.5, 0.5])),
     "value/support": lambda D, lib: D.Exponential(lib.ones(2)).log_prob(lib.tensor([-1.0, 1.0])),
     "value/bernoulli": lambda D, lib: D.Bernoulli(probs=lib.ones(2) / 2).log_prob(
         lib.tensor([0.5, 1.0])),
@@ -66,6 +117,18 @@ BAD = {
 @pytest.mark.parametrize("key", sorted(BAD))
 def test_errors_match_torch(key):
     assert _message(minflow, BAD[key]) == _message(torch, BAD[key])
+
+
+def test_continuous_bernoulli_clamps_bad_probs_unless_asked_to_validate_as_torch():
+    for lib in (minflow, torch):
+        d = lib.distributions.ContinuousBernoulli(probs=lib.tensor([1.5]))
+        assert d.probs.item() == 1 - np.finfo(np.float32).eps
+
+
+def test_multinomial_needs_one_total_count_as_torch():
+    for lib in (minflow, torch):
+        with pytest.raises(NotImplementedError, match="inhomogeneous total_count"):
+            lib.distributions.Multinomial(lib.tensor([2, 3]), probs=lib.ones(2, 2) / 2)
 
 
 def test_validate_args_false_skips_the_checks():

@@ -285,6 +285,14 @@ CASES.update({
     "composite/aminmax": (lambda x: tuple(x.aminmax(dim=1)), [Leaf(3, 4)]),
 })
 
+def _tanh_normal_log_prob(loc, scale):
+    """SAC's squashed Gaussian: log-probability of its own reparameterized action."""
+    D = minflow.distributions
+    policy = D.TransformedDistribution(D.Normal(loc, scale), [D.TanhTransform(cache_size=1)])
+    action = policy.rsample((2,))
+    return policy.log_prob(action) + action
+
+
 # the gamma family and Bessel functions (tests/ops/test_gamma.py)
 CASES.update({
     "lgamma": (lambda x: x.lgamma(), [Leaf(3, 4, **POS)]),
@@ -315,6 +323,22 @@ CASES.update({
             minflow.distributions.Categorical(logits=a),
             minflow.distributions.Categorical(logits=b)),
         [Leaf(3, 4), Leaf(3, 4)]),
+    "composite/StudentT.log_prob": (
+        lambda df, s, x: minflow.distributions.StudentT(df + 2, 0.5, s).log_prob(x),
+        [Leaf(3, **POS), Leaf(3, **POS), Leaf(2, 3)]),
+    "composite/LowRankMultivariateNormal.log_prob": (
+        lambda m, w, d, x: minflow.distributions.LowRankMultivariateNormal(m, w, d).log_prob(x),
+        [Leaf(3), Leaf(3, 2), Leaf(3, **POS), Leaf(4, 3)]),
+    "composite/Kumaraswamy.rsample": (
+        lambda a, b: minflow.distributions.Kumaraswamy(a, b).rsample((2,)),
+        [Leaf(3, **POS), Leaf(3, **POS)]),
+    "composite/tanh_normal.log_prob(rsample)": (
+        lambda m, s: _tanh_normal_log_prob(m, s),
+        [Leaf(3), Leaf(3, **POS)]),
+    "composite/kl_divergence(Gumbel, Normal)": (
+        lambda a, b: minflow.distributions.kl_divergence(
+            minflow.distributions.Gumbel(a, b), minflow.distributions.Normal(b, a.exp())),
+        [Leaf(3), Leaf(3, **POS)]),
 })
 
 # nn composites added with the functional/module batch (activations, distances, losses,
