@@ -155,24 +155,31 @@ def _check_dim(dim, value):
                          f"{value.dim()} dims, got dim={dim}")
 
 
-class _Cat(Constraint):
-    """Constraints ``cseq`` on consecutive slices of ``lengths`` along ``dim`` (as
-    minflow.cat joins them)."""
+class _Joined(Constraint):
+    """Constraints ``cseq`` on parts of a value along ``dim`` (base of cat and stack)."""
 
-    def __init__(self, cseq, dim=0, lengths=None):
+    def __init__(self, cseq, dim, name):
         self.cseq = list(cseq)
         if not all(isinstance(c, Constraint) for c in self.cseq):
-            raise TypeError(f"cat: expected a sequence of Constraints, got "
+            raise TypeError(f"{name}: expected a sequence of Constraints, got "
                             f"{[type(c).__name__ for c in self.cseq]}")
-        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
-        if len(self.lengths) != len(self.cseq):
-            raise ValueError(f"cat: expected one length per constraint ({len(self.cseq)}), "
-                             f"got {len(self.lengths)}")
         self.dim = dim
 
     @property
     def is_discrete(self):
         return any(c.is_discrete for c in self.cseq)
+
+
+class _Cat(_Joined):
+    """Constraints ``cseq`` on consecutive slices of ``lengths`` along ``dim`` (as
+    minflow.cat joins them)."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        super().__init__(cseq, dim, "cat")
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"cat: expected one length per constraint ({len(self.cseq)}), "
+                             f"got {len(self.lengths)}")
 
     @property
     def event_dim(self):
@@ -187,19 +194,11 @@ class _Cat(Constraint):
         return F.cat(checks, self.dim)
 
 
-class _Stack(Constraint):
+class _Stack(_Joined):
     """Constraint ``cseq[i]`` on slice ``i`` along ``dim`` (as minflow.stack joins them)."""
 
     def __init__(self, cseq, dim=0):
-        self.cseq = list(cseq)
-        if not all(isinstance(c, Constraint) for c in self.cseq):
-            raise TypeError(f"stack: expected a sequence of Constraints, got "
-                            f"{[type(c).__name__ for c in self.cseq]}")
-        self.dim = dim
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
+        super().__init__(cseq, dim, "stack")
 
     @property
     def event_dim(self):
