@@ -40,6 +40,7 @@ from . import distributions
 from . import utils
 from . import library
 from .serialization import save, load
+from .compiler import compile  # noqa: A004  (torch.compile)
 from .core.printing import set_printoptions
 from .core.threads import get_num_threads, set_num_threads
 

@@ -276,3 +276,19 @@ def test_numpy_aliases_need_the_arguments_they_stand_for():
     with pytest.raises(TypeError,
                        match=r"gather\(\) missing 1 required positional argument: 'index'"):
         x.gather(axis=0)
+
+
+def test_compile_returns_the_model_and_says_it_runs_eagerly():
+    import warnings
+    model = minflow.nn.Linear(2, 1)
+    from minflow import compiler
+    compiler._warned[0] = False
+    with pytest.warns(UserWarning, match="minflow has no torch.compile backend"):
+        assert minflow.compile(model) is model
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # once per process
+        assert minflow.compile(mode="max-autotune")(abs) is abs
+    with pytest.raises(RuntimeError, match="Unrecognized mode=fast"):
+        minflow.compile(model, mode="fast")
+    with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
+        minflow.compile(model, mode="default", options={})
