@@ -143,8 +143,7 @@ class _Encoder:
             return {"complex": [self.encode(obj.real, where), self.encode(obj.imag, where)]}
         if kind is bytes:
             return {"bytes": base64.b64encode(obj).decode("ascii")}
-        if kind.__name__ == "Size" and isinstance(obj, tuple) and kind.__module__.startswith(
-                "minflow"):
+        if kind is Size:
             return {"size": list(obj)}
         if kind is np.ndarray or isinstance(obj, np.generic):
             return self._encode_numpy(obj, where)

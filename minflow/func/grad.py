@@ -50,21 +50,12 @@ def grad_and_value(func, argnums=0, has_aux=False):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         positions = _positions(argnums, len(args))
-        start = next(_sequence)         # nodes numbered below were made outside
-        outer_grad = is_grad_enabled()
+        scope = _Scope()
+        release = scope.release
         with enable_grad():
-            args, leaves, specs = _track(args, positions)
+            args, leaves, specs = _track(args, positions, scope)
             output, aux = _split_output(func(*args, **kwargs), has_aux)
             grads = _grads(output, leaves)
-        fresh = {id(t) for t in leaves}
-
-        def release(t):
-            """t without the transform's own graph, unless it reaches outside."""
-            if isinstance(t, Tensor) and t.requires_grad and not (
-                    outer_grad and _reaches_outside(t, fresh, start)):
-                return t.detach()
-            return t
-
         grads = [release(g) for g in grads]
         trees, at = [], 0
         for spec, count in specs:
@@ -77,6 +68,34 @@ def grad_and_value(func, argnums=0, has_aux=False):
         aux_leaves, aux_spec = tree_flatten(aux)
         return grads, (output, tree_unflatten([release(t) for t in aux_leaves], aux_spec))
     return wrapper
+
+
+class _Scope:
+    """One transform's run: the fresh leaves (or aliases) it differentiates with respect
+    to, and the node sequence number it started at (nodes below were made outside)."""
+
+    def __init__(self):
+        self.start = next(_sequence)
+        self.outer_grad = is_grad_enabled()
+        self.fresh = set()
+
+    def track(self, t, where):
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"{where}: expected the differentiated inputs to be Tensors, "
+                               f"got {type(t).__name__}")
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(f"{where}: only Tensors of floating point dtype can require "
+                               f"gradients, got {t.dtype.name}")
+        tracked = t.view_as(t) if t.requires_grad else t.detach().requires_grad_()
+        self.fresh.add(id(tracked))
+        return tracked
+
+    def release(self, t):
+        """t without the transform's own graph, unless it reaches outside."""
+        if isinstance(t, Tensor) and t.requires_grad and not (
+                self.outer_grad and _reaches_outside(t, self.fresh, self.start)):
+            return t.detach()
+        return t
 
 
 def _positions(argnums, count):
@@ -96,9 +115,10 @@ def _positions(argnums, count):
     return tuple(a % count for a in chosen)
 
 
-def _track(args, positions):
+def _track(args, positions, scope):
     """args with each tensor at ``positions`` replaced by the leaf (or alias) that the
-    gradient is taken with respect to; those leaves; the (spec, count) of each tree."""
+    gradient is taken with respect to (``scope.track``); those leaves; the (spec, count)
+    of each tree."""
     args, leaves, specs = list(args), [], []
     for position in positions:
         tree_leaves, spec = tree_flatten(args[position])
@@ -107,10 +127,7 @@ def _track(args, positions):
             if not isinstance(t, Tensor):
                 raise ValueError(f"grad: expected the arguments at argnums to be Tensors "
                                  f"(or pytrees of them), got {type(t).__name__}")
-            if not t.dtype.is_floating_point:
-                raise RuntimeError(f"grad: only Tensors of floating point dtype can require "
-                                   f"gradients, got {t.dtype.name}")
-            tracked.append(t.view_as(t) if t.requires_grad else t.detach().requires_grad_())
+            tracked.append(scope.track(t, "grad"))
         args[position] = tree_unflatten(tracked, spec)
         leaves += tracked
         specs.append((spec, len(tracked)))

@@ -10,41 +10,13 @@ import functools
 
 from ..autograd import functional as _functional
 from ..autograd.engine import grad as autograd_grad
-from ..autograd.node import _sequence
-from ..core.grad_mode import enable_grad, is_grad_enabled
+from ..core.grad_mode import enable_grad
 from ..core.namespace import F
 from ..core.tensor import Tensor
 from ._tree import tree_flatten, tree_unflatten
-from .grad import _positions, _reaches_outside
+from .grad import _positions, _Scope
 
 __all__ = ["vjp", "jvp", "jacrev", "jacfwd", "hessian", "stack_module_state"]
-
-
-class _Scope:
-    """One transform's run: its fresh leaves, and what was made before it started."""
-
-    def __init__(self):
-        self.start = next(_sequence)
-        self.outer_grad = is_grad_enabled()
-        self.fresh = set()
-
-    def track(self, t, where):
-        if not isinstance(t, Tensor):
-            raise RuntimeError(f"{where}: expected the differentiated inputs to be Tensors, "
-                               f"got {type(t).__name__}")
-        if not t.dtype.is_floating_point:
-            raise RuntimeError(f"{where}: only Tensors of floating point dtype can require "
-                               f"gradients, got {t.dtype.name}")
-        tracked = t.view_as(t) if t.requires_grad else t.detach().requires_grad_()
-        self.fresh.add(id(tracked))
-        return tracked
-
-    def release(self, t):
-        """t without the transform's own graph, unless it reaches outside."""
-        if isinstance(t, Tensor) and t.requires_grad and not (
-                self.outer_grad and _reaches_outside(t, self.fresh, self.start)):
-            return t.detach()
-        return t
 
 
 def _tree_map(fn, tree):

@@ -12,7 +12,7 @@ class RemovableHandle:
 
     def __init__(self, hooks, hook_id):
         self.hooks_dict, self.id = hooks, hook_id
-        self.extra_dicts = []       # sets or dicts of per-hook flags, cleared on removal
+        self.extra_dicts = []       # sets of hook ids flagged (with_kwargs...), cleared on removal
 
     @classmethod
     def add(cls, hooks, hook, prepend=False):
@@ -28,7 +28,7 @@ class RemovableHandle:
     def remove(self):
         self.hooks_dict.pop(self.id, None)
         for flags in self.extra_dicts:
-            flags.discard(self.id) if isinstance(flags, set) else flags.pop(self.id, None)
+            flags.discard(self.id)
 
     def __enter__(self):
         return self
