@@ -13,13 +13,38 @@ import inspect
 from .autocast import COMPOSITES, wrap_composite
 from .dispatch import apply, run_into
 from .namespace import F
-from .inplace import inplace as _inplace, write_out
+from .inplace import inplace as _inplace, write_outs
 from .tensor import Tensor
 
 __all__ = ["F", "public", "generate_function", "tensor_method"]
 
 
 _METHODS = {}
+
+# torch functions that take ``out=`` where minflow's own definition does not say so: their
+# public wrapper adds it and writes the result there (several, for a tuple result, into a
+# tuple of tensors). The creation functions also take out's dtype and device as theirs.
+_CREATION_OUT = frozenset({
+    "arange", "empty", "eye", "full", "linspace", "logspace", "ones", "rand", "randint",
+    "randn", "randperm", "zeros"})
+OUT_ADDED = _CREATION_OUT | frozenset({
+    "addbmm", "addmm", "addmv", "addr", "all", "amax", "amin", "aminmax", "any", "baddbmm",
+    "bitwise_not", "bmm", "bucketize", "cat", "column_stack", "concat", "concatenate",
+    "cummax", "cummin", "cumprod", "cumsum", "diag", "dot", "dstack", "gather", "ger", "histc",
+    "histogram", "hstack", "index_select", "inverse", "kron", "kthvalue", "logsumexp",
+    "masked_select", "max", "min", "mm", "mode", "multinomial", "mv", "nanmean",
+    "nanquantile", "narrow_copy", "nonzero", "normal", "outer", "quantile", "renorm",
+    "row_stack", "searchsorted", "sort", "stack", "std", "take", "take_along_dim", "topk", "triangular_solve",
+    "var", "vstack", "where"})
+_JOINS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
+                    "column_stack", "row_stack"})
+# torch's out= rules: out must have the result's dtype exactly, except for these (one the
+# result can be cast to); and out may not share memory with the inputs of these
+_OUT_CASTABLE = _CREATION_OUT | _JOINS | frozenset({
+    "cumsum", "cumprod", "logsumexp", "var", "std", "nanmean", "kron", "outer", "addr", "ger",
+    "normal"})
+_OUT_APART = _JOINS | frozenset({"gather", "index_select", "take", "masked_select",
+                                 "kthvalue"})
 
 
 def public(fn=None, *, name=None, method=False, method_name=None):
@@ -53,11 +78,16 @@ def _checking_tensor_args(fn, fname):
             if p.kind is not p.VAR_POSITIONAL])
     params = [p.replace(default=_Default("missing")) if p.name in optional else p
               for p in params]
+    with_out = (fname in OUT_ADDED and "out" not in sig.parameters
+                and all(p.kind is not p.VAR_KEYWORD for p in params))
+    if with_out:
+        params.append(inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY,
+                                        default=_Default("out")))
     params += [inspect.Parameter(a, inspect.Parameter.KEYWORD_ONLY, default=_Default("unset"))
                for a in aliases]
     args, names, values, kwargs = [], [], "", "{}"     # the call; what the check reads
     for p in params:
-        if p.name in aliases:
+        if p.name in aliases or (with_out and p.name == "out"):
             continue
         if p.kind is p.VAR_POSITIONAL:
             args.append(f"*{p.name}")
@@ -71,18 +101,49 @@ def _checking_tensor_args(fn, fname):
             args.append(p.name)
             names.append(p.name)
     values = f"({''.join(n + ', ' for n in names)}){values}"
+    call = f"return _mf_fn({', '.join(args)})"
+    if with_out:
+        call = (f"if out is None:\n            {call}\n"
+                f"        return _mf_write_outs({_out_call(fname, args)}, out, {fname!r}, "
+                f"{fname not in _OUT_CASTABLE}, {values if fname in _OUT_APART else '()'})")
     src = (f"def {fname}{sig.replace(parameters=params, return_annotation=sig.empty)}:\n"
-           f"{prelude}    try:\n        return _mf_fn({', '.join(args)})\n"
+           f"{prelude}    try:\n        {call}\n"
            f"    except AttributeError as _mf_err:\n"
            f"        _mf_raise({fname!r}, {tuple(names)!r}, {values}, {kwargs}, _mf_err)\n"
            f"        raise\n")
-    env = {"_mf_fn": fn, "_mf_raise": raise_not_tensor, **_ALIAS_ENV}
+    env = {"_mf_fn": fn, "_mf_raise": raise_not_tensor, "_mf_write_outs": write_outs,
+           "_mf_out_dtype": _out_dtype, "_d_out": None, **_ALIAS_ENV}
     env.update({f"_d_{p.name}": p.default for p in sig.parameters.values()
                 if p.default is not p.empty})
     exec(compile(src, f"<minflow.{fname}>", "exec"), env)
     checked = functools.wraps(fn)(env[fname])
+    if with_out:        # what inspect shows: fn's own signature, and out
+        checked.__signature__ = sig.replace(parameters=[*sig.parameters.values(), (
+            inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))])
     checked._checks_tensor_args = True
     return checked
+
+
+def _out_call(fname, args):
+    """The call of a wrapper with an added ``out=``: a creation function's dtype and device
+    come from ``out`` where not given."""
+    if fname not in _CREATION_OUT:
+        return f"_mf_fn({', '.join(args)})"
+    args = [f"dtype=_mf_out_dtype(dtype, out, {fname!r})" if a == "dtype=dtype" else
+            "device=out.device if device is None else device" if a == "device=device" else a
+            for a in args]
+    return f"_mf_fn({', '.join(args)})"
+
+
+def _out_dtype(dtype, out, fname):
+    """The dtype of a creation function called with ``out=``: out's, which a given dtype
+    must equal, as torch."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{fname}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if dtype is not None and dtype is not out.dtype:
+        raise RuntimeError(f"{fname}: dtype {dtype.name} does not match dtype of out "
+                           f"parameter ({out.dtype.name})")
+    return out.dtype
 
 
 class _Default:
@@ -191,10 +252,12 @@ def generate_function(op, name=None, method=False, doc=None, out=False, inplace=
     inputs = "".join(f"{i.name}, " for i in op.inputs)
     attrs = ", ".join(f"{a.name!r}: {a.name}" for a in op.attrs)
     call = f"_apply(_op, ({inputs}), {{{attrs}}})"
-    if out:
+    if out or fname in OUT_ADDED:
         params.append("out=None")
+        rules = (f"{fname in OUT_ADDED and fname not in _OUT_CASTABLE}, "
+                 + (f"({inputs})" if fname in _OUT_APART else "()"))
         body = (f"        if out is None:\n            return {call}\n"
-                f"        return _write_out({call}, out, {fname!r})\n")
+                f"        return _write_out({call}, out, {fname!r}, {rules})\n")
     else:
         body = f"        return {call}\n"
     # NOTE: the try costs nothing until an exception (CPython 3.11+): no wrapper frame,
@@ -207,7 +270,7 @@ def generate_function(op, name=None, method=False, doc=None, out=False, inplace=
             f"        _raise_not_tensor({fname!r}, {tuple(names)!r}, ({values}), {{}}, err)\n"
             f"        raise\n")
     src = f"def {fname}({', '.join(params)}):\n{body}"
-    env = {"_apply": apply, "_op": op, "_write_out": write_out,
+    env = {"_apply": apply, "_op": op, "_write_out": write_outs,
            "_raise_not_tensor": raise_not_tensor, **_ALIAS_ENV}
     env.update({f"_d_{a.name}": a.default for a in op.attrs})
     exec(compile(src, f"<minflow.{fname}>", "exec"), env)

@@ -12,11 +12,14 @@ on (the shared version counter moved on); it gets the same kind of node the next
 its ``grad_fn`` is read (``refresh_view``). The region is found from the memory layout,
 as torch's as_strided: flat indices into the base, so any chain of view ops works alike.
 """
+import warnings
+
 import numpy as np
 
 from ..autograd.node import GradFunction, _edge, backward_name, custom_node
 from ..ops.registry import get_op
 from . import dtype as dtypes
+from .device import array_module
 from .dispatch import apply, current_interpreter
 from .grad_mode import state as grad_state
 from .namespace import F
@@ -135,13 +138,60 @@ def write_out(result, out, name):
     if out.device is not result.device:
         raise RuntimeError(f"{name}: expected out on device {result.device}, got {out.device}")
     check_can_cast(result.dtype, out.dtype, name)
+    _check_no_overlap(out, name)
     if tuple(out._data.shape) != tuple(result._data.shape):
+        if out._data.size:
+            warnings.warn(f"{name}: an output with one or more elements was resized since it "
+                          f"had shape {list(out._data.shape)}, which does not match the "
+                          f"required output shape {list(result._data.shape)}; resize it to "
+                          f"zero elements first (out.resize_(0)) to reuse it silently",
+                          UserWarning, stacklevel=3)
         out._data = result._data.astype(out.dtype.np)
         if out._version is not None:
             out._version[0] += 1
         return out
     _copy_into(out, result)
     return out
+
+
+def write_outs(result, out, name, exact=True, apart=()):
+    """Store a function's result (a Tensor, or a tuple of them such as ``max``'s
+    (values, indices)) in ``out``: a Tensor, or a tuple of as many Tensors. Returns
+    ``out`` in the result's form (the same named tuple type).
+
+    As torch's: with ``exact``, out must have the result's dtype (most functions), else
+    one it can be cast to; ``apart``: the inputs (or lists of them) that out may not share
+    memory with."""
+    results = result if isinstance(result, tuple) else (result,)
+    if not isinstance(result, tuple):
+        out = (out,)
+    elif not (isinstance(out, (tuple, list)) and len(out) == len(result)):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of {len(result)} Tensors, "
+                        f"not {type(out).__name__}")
+    for r, o in zip(results, out):
+        if exact and isinstance(o, Tensor) and o.dtype is not r.dtype:
+            raise RuntimeError(f"{name}: expected out tensor to have dtype {r.dtype.name}, "
+                               f"but got {o.dtype.name} instead")
+        if isinstance(o, Tensor) and _shares_memory(o, apart):
+            raise RuntimeError(f"{name}: unsupported operation: some elements of the input "
+                               f"tensor and the written-to tensor refer to a single memory "
+                               f"location. Please clone() the tensor before performing the "
+                               f"operation.")
+    written = [write_out(r, o, name) for r, o in zip(results, out)]
+    if not isinstance(result, tuple):
+        return written[0]
+    return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+
+
+def _shares_memory(out, inputs):
+    for x in inputs:
+        if isinstance(x, (list, tuple)):
+            if _shares_memory(out, x):
+                return True
+        elif (isinstance(x, Tensor) and x.device is out.device and x.device.type != "meta"
+              and array_module(x.device.type).may_share_memory(x._data, out._data)):
+            return True
+    return False
 
 
 # ---- in-place ops on views under autograd ----------------------------------------------

@@ -58,8 +58,10 @@ define_op("empty", [], attrs=[Attr("shape", "ints"), Attr("dtype", "dtype"),
 
 
 def _arange_infer(start, end, step, dtype, device):
-    if step == 0 or (not dtype.is_floating_point and int(step) == 0):
+    if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not dtype.is_floating_point and int(step) == 0:      # torch: a ValueError here
+        raise ValueError(f"step must be nonzero (step {step} is 0 as {dtype.name})")
     if not all(math.isfinite(x) for x in (start, end)):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (end - start) * step < 0:

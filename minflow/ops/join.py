@@ -201,6 +201,9 @@ CAT = define_op("cat", [Input("tensors", variadic=True)], attrs=[Attr("dim", "in
 
 
 def _tensor_list(tensors, where):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{where}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not Tensor")
     tensors = list(tensors)
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):

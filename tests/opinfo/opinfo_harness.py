@@ -77,15 +77,20 @@ def error_cases():
 
 
 # ---- conversion ----------------------------------------------------------------------------
-def to_minflow(obj):
+def to_minflow(obj, storages=None):
     """A torch sample argument as minflow's: tensors copied (requires_grad kept), dtypes
-    mapped, containers rebuilt."""
+    mapped, containers rebuilt. With ``storages`` (a dict, filled as it goes) tensors that
+    share memory in torch share it in minflow too, with torch's strides (an ``out=`` that is
+    a view of an input, an expanded ``out=``)."""
     if isinstance(obj, torch.Tensor):
         if obj.dtype not in DTYPES or obj.layout != torch.strided:
             raise Unconvertible(f"tensor of dtype {obj.dtype}")
         if obj.is_meta or obj.dim() > 64:        # numpy holds data and at most 64 dims
             raise Unconvertible(f"{obj.dim()}-d tensor on {obj.device}")
-        result = minflow.tensor(obj.detach().cpu().numpy(), dtype=DTYPES[obj.dtype])
+        if storages is None or obj.requires_grad:
+            result = minflow.tensor(obj.detach().cpu().numpy(), dtype=DTYPES[obj.dtype])
+        else:
+            result = minflow.from_numpy(_aliased_array(obj, storages))
         return result.requires_grad_() if obj.requires_grad else result
     if isinstance(obj, torch.dtype):
         if obj not in DTYPES:
@@ -98,16 +103,30 @@ def to_minflow(obj):
     if isinstance(obj, (torch.Generator, torch.memory_format, torch.layout, torch.nn.Module)):
         raise Unconvertible(type(obj).__name__)
     if isinstance(obj, (list, tuple)):
-        return type(obj)(to_minflow(x) for x in obj)
+        return type(obj)(to_minflow(x, storages) for x in obj)
     if isinstance(obj, dict):
-        return {k: to_minflow(v) for k, v in obj.items()}
+        return {k: to_minflow(v, storages) for k, v in obj.items()}
     return obj
 
 
-def sample_arguments(sample):
-    """(input, args, kwargs) of a SampleInput, for torch and for minflow."""
+def _aliased_array(t, storages):
+    """t's elements as a numpy view, with t's strides, into one copy of its storage per
+    torch storage (kept in ``storages``)."""
+    storage = t.untyped_storage()
+    key = (storage.data_ptr(), t.dtype)
+    if key not in storages:
+        whole = torch.empty(0, dtype=t.dtype).set_(storage)
+        storages[key] = whole.numpy().copy()
+    base = storages[key]
+    return np.lib.stride_tricks.as_strided(
+        base[t.storage_offset():], tuple(t.shape), tuple(s * base.itemsize for s in t.stride()))
+
+
+def sample_arguments(sample, storages=None):
+    """(input, args, kwargs) of a SampleInput, for torch and for minflow (see to_minflow
+    for ``storages``)."""
     theirs = (sample.input, tuple(sample.args), dict(sample.kwargs))
-    return theirs, to_minflow(theirs)
+    return theirs, to_minflow(theirs, storages)
 
 
 def tensors_in(obj, kind):
@@ -237,7 +256,7 @@ def run_errors(opinfo, functions):
     for error_input in opinfo.error_inputs("cpu"):
         sample = error_input.sample_input
         try:
-            (t_in, t_args, t_kwargs), (m_in, m_args, m_kwargs) = sample_arguments(sample)
+            (t_in, t_args, t_kwargs), (m_in, m_args, m_kwargs) = sample_arguments(sample, {})
         except Unconvertible:
             continue
         expected = error_input.error_type

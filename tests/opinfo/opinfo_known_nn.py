@@ -92,9 +92,6 @@ KNOWN = {
         "singular vectors are defined up to sign (with full_matrices, the extra ones up to "
         "a basis of the null space): numpy's LAPACK and torch's (MKL) choose differently; "
         "singular values agree",
-    "errors-arange":
-        "minflow's arange takes no out= argument (TypeError); torch rejects these out= tensors "
-        "with RuntimeError",
     "errors-atan2":
         "minflow's binary functions accept a Python scalar in either position (or both), where "
         "torch requires a Tensor (TypeError)",
@@ -110,9 +107,6 @@ KNOWN = {
     "errors-gt":
         "minflow's binary functions accept a Python scalar in either position (or both), where "
         "torch requires a Tensor (TypeError)",
-    "errors-kthvalue":
-        "minflow's kthvalue takes no out= argument (TypeError); torch rejects these out= "
-        "tensors with RuntimeError",
     "errors-le":
         "minflow's binary functions accept a Python scalar in either position (or both), where "
         "torch requires a Tensor (TypeError)",
@@ -122,9 +116,6 @@ KNOWN = {
     "errors-masked_fill":
         "value 1j: minflow has no complex dtype, so a complex value fails the attr type check "
         "(TypeError), not torch's overflow check (RuntimeError)",
-    "errors-masked_select":
-        "minflow's masked_select takes no out= argument (TypeError); torch rejects these out= "
-        "tensors with RuntimeError",
     "errors-max.binary":
         "minflow's binary functions accept a Python scalar in either position (or both), where "
         "torch requires a Tensor (TypeError)",
@@ -155,30 +146,17 @@ KNOWN = {
     "errors-bitwise_xor":
         "minflow's binary functions accept a Python scalar in either position (or both), where "
         "torch requires a Tensor (TypeError)",
-    "errors-aminmax":
-        "minflow's aminmax takes no out= argument (TypeError); torch rejects these out= tensors"
-        " with RuntimeError",
     "errors-ne":
         "minflow's binary functions accept a Python scalar in either position (or both), where "
         "torch requires a Tensor (TypeError)",
     "errors-gather":
-        "minflow's gather takes no out= argument (TypeError); torch rejects these out= tensors "
-        "with RuntimeError",
-    "errors-index_select":
-        "minflow's index_select takes no out= argument (TypeError); torch rejects these out= "
-        "tensors with RuntimeError",
-    "errors-take":
-        "minflow's take takes no out= argument (TypeError); torch rejects these out= tensors "
-        "with RuntimeError",
+        "out= a 1-element view of the index storage, resized to 2: torch resizes out within "
+        "its storage first and then finds it overlapping the index; minflow checks the "
+        "overlap of out as given (none) and resizes it into fresh memory",
     "errors-cat":
-        "minflow's cat takes no out= argument (TypeError); torch rejects these out= tensors "
-        "with RuntimeError",
-    "errors-amax":
-        "minflow's amax takes no out= argument (TypeError); torch rejects these out= tensors "
-        "with RuntimeError",
-    "errors-amin":
-        "minflow's amin takes no out= argument (TypeError); torch rejects these out= tensors "
-        "with RuntimeError",
+        "an empty input tensor that shares out's storage: torch's cat refuses it; minflow "
+        "finds no memory overlap with an empty tensor (numpy's may_share_memory) and "
+        "writes the result",
     "nn.functional.adaptive_avg_pool3d-float16":
         "float16: minflow averages each window in float16 steps, torch in float32 rounded once;"
         " a few values differ by 1-2 ulps",
