@@ -43,6 +43,9 @@ from .serialization import save, load
 from .compiler import compile  # noqa: A004  (torch.compile)
 from .core.printing import set_printoptions
 from .core.threads import get_num_threads, set_num_threads
+from .autograd.anomaly import (is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                               set_anomaly_enabled)
+from .func import vmap      # torch.vmap is torch.func.vmap
 
 _dispatch._late_imports()
 from .core.namespace import F as _F
@@ -96,6 +99,20 @@ def is_tensor(obj):
     (True, False)
     """
     return isinstance(obj, Tensor)
+
+
+def typename(obj):
+    """The type name of ``obj``: a tensor's legacy type name (``t.type()``), else the
+    class's qualified name, as torch.typename.
+
+    >>> minflow.typename(minflow.ones(1)), minflow.typename(3)
+    ('minflow.FloatTensor', 'int')
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(type(obj), "__module__", None) or ""
+    prefix = "" if module in ("builtins", "__builtin__") else module + "."
+    return prefix + type(obj).__qualname__
 
 
 from .version import __version__

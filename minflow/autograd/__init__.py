@@ -2,7 +2,7 @@
 gradcheck and anomaly detection."""
 from ..core.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .anomaly import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
-                      set_detect_anomaly)
+                      set_anomaly_enabled, set_detect_anomaly)
 from .engine import backward, grad
 from . import functional
 from .function import Function, FunctionCtx

@@ -4,7 +4,7 @@ import functools
 
 from .node import _anomaly
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+__all__ = ["detect_anomaly", "set_detect_anomaly", "set_anomaly_enabled", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
 
 
@@ -64,6 +64,18 @@ class set_detect_anomaly:
     def __exit__(self, *exc):
         _set(*self._prev)
         return False
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """Turn anomaly mode on or off for good (``torch.set_anomaly_enabled``); see
+    detect_anomaly.
+
+    >>> minflow.set_anomaly_enabled(True); minflow.is_anomaly_enabled()
+    True
+    >>> minflow.set_anomaly_enabled(False); minflow.is_anomaly_enabled()
+    False
+    """
+    _set(enabled, check_nan)
 
 
 def is_anomaly_enabled():

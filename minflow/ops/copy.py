@@ -1,6 +1,8 @@
 """Ops that copy or convert a tensor: clone, contiguous, cast (dtype), to_device."""
+import math
+
 from ..core import dtype as dtypes
-from ..core.device import Device
+from ..core.device import Device, array_module
 from ..core.functional import generate_function, public, tensor_method
 from ..core.inplace import inplace
 from ..core.memory_format import (check_memory_format, contiguous_format, layout_like,
@@ -119,6 +121,86 @@ def zero_(self):
     [0.0, 0.0]
     """
     return fill_(self, 0)
+
+
+@public
+def fill(input, value):
+    """fill(input, value) -> Tensor, a new tensor like ``input`` filled with ``value``.
+
+    >>> minflow.fill(minflow.zeros(2), 3.0).tolist()
+    [3.0, 3.0]
+    """
+    if isinstance(value, Tensor):
+        value = value.item()
+    return F.full_like(input, value)
+
+
+public(fill_, name="fill_")             # minflow.fill_(t, v), as torch.fill_
+public(zero_, name="zero_")
+
+
+@public
+def detach(input):
+    """detach(input) -> Tensor, ``input.detach()``: the same data, outside autograd.
+
+    >>> minflow.detach(minflow.ones(1, requires_grad=True)).requires_grad
+    False
+    """
+    return input.detach()
+
+
+@public
+def detach_(input):
+    """detach_(input) -> Tensor, ``input.detach_()``: input itself, made a leaf.
+
+    >>> minflow.detach_(minflow.ones(1, requires_grad=True) * 2).is_leaf
+    True
+    """
+    return input.detach_()
+
+
+@tensor_method("resize_")
+def resize_(self, *sizes, memory_format=None):
+    """Give ``self`` the shape ``sizes`` in place, keeping its elements in row-major order
+    as far as they go: the ones beyond the old number are uninitialised (zero here), as
+    torch's. Returns self.
+
+    >>> minflow.arange(6.0).resize_(2, 2).tolist()
+    [[0.0, 1.0], [2.0, 3.0]]
+    """
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in sizes):
+        raise RuntimeError(f"resize_: expected non-negative int sizes, got {list(sizes)}")
+    if self.requires_grad:
+        raise RuntimeError("resize_: cannot resize variables that require grad")
+    if memory_format is not None:
+        check_memory_format(memory_format, "resize_")
+        if memory_format not in (contiguous_format, preserve_format):
+            raise RuntimeError(f"resize_: memory_format {memory_format} is not supported; "
+                               f"resize to the contiguous layout, then convert with .to()")
+    old, count = self._data, math.prod(sizes)
+    if count == old.size:
+        new = old.reshape(sizes)
+    else:
+        xp = array_module(self.device.type)
+        new = xp.zeros(sizes, old.dtype)
+        kept = min(count, old.size)
+        new.reshape(-1)[:kept] = old.reshape(-1)[:kept]
+    self._data = new
+    if self._version is not None:
+        self._version[0] += 1
+    return self
+
+
+@tensor_method("resize_as_")
+def resize_as_(self, other, memory_format=None):
+    """``self.resize_(other.shape)``.
+
+    >>> minflow.zeros(3).resize_as_(minflow.ones(2, 2)).shape
+    minflow.Size([2, 2])
+    """
+    return resize_(self, tuple(other.shape), memory_format=memory_format)
 
 
 @tensor_method("copy_")

@@ -613,6 +613,58 @@ def as_tensor(data, dtype=None, device=None):
 
 
 @public
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> Tensor
+
+    ``obj`` (a Tensor, numpy array, scalar or nested sequence) as a tensor, sharing its
+    memory where dtype and device allow, as torch.asarray. ``copy=True`` always copies,
+    ``copy=False`` refuses to. A tensor keeps its autograd history (and requires_grad) unless
+    ``requires_grad=False`` asks for a detached alias.
+
+    >>> a = np.zeros(2, dtype=np.float32); t = minflow.asarray(a); a[0] = 5
+    >>> t.tolist(), minflow.asarray([1, 2]).dtype
+    ([5.0, 0.0], minflow.int64)
+    """
+    if copy is not None and not isinstance(copy, bool):
+        raise TypeError(f"asarray(): argument 'copy' must be bool or None, got "
+                        f"{type(copy).__name__}")
+    if isinstance(obj, Tensor):
+        result = _asarray_tensor(obj, dtype, device, copy)
+    else:
+        result = _asarray_data(obj, dtype, device, copy)
+    if requires_grad is not None and result.requires_grad != requires_grad:
+        result = result.detach() if not requires_grad else result.requires_grad_()
+    return result
+
+
+def _asarray_tensor(t, dtype, device, copy):
+    dtype = dtype or t.dtype
+    device = t.device if device is None else Device(device)
+    if dtype is t.dtype and device is t.device:
+        return F.clone(t) if copy else t
+    if copy is False:
+        raise ValueError(f"asarray(): can't alias a tensor of dtype {t.dtype.name} on "
+                         f"{t.device} as dtype {dtype.name} on {device}")
+    return t.to(device=device, dtype=dtype)
+
+
+def _asarray_data(obj, dtype, device, copy):
+    if copy is False and not isinstance(obj, np.ndarray):
+        raise ValueError(f"asarray(): can't alias a {type(obj).__name__} into a tensor "
+                         f"(copy=False)")
+    if not isinstance(obj, np.ndarray) or copy:
+        return tensor(obj, dtype=dtype, device=device)
+    result = from_numpy(obj)
+    device = _device(device)
+    if dtype not in (None, result.dtype) or device is not result.device:
+        if copy is False:
+            raise ValueError(f"asarray(): can't alias a numpy array of dtype "
+                             f"{result.dtype.name} as dtype {dtype.name} on {device}")
+        result = result.to(device=device, dtype=dtype or result.dtype)
+    return result
+
+
+@public
 def from_numpy(ndarray):
     """from_numpy(ndarray) -> Tensor sharing memory with the array.
 

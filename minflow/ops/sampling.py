@@ -1,9 +1,14 @@
 """Random sampling: randperm, multinomial, bernoulli, and the in-place random fills used
-by init code (uniform_, normal_, bernoulli_, random_, exponential_).
+by init code (uniform_, normal_, bernoulli_, random_, exponential_, cauchy_, log_normal_,
+geometric_).
 
 Every draw comes from a minflow Generator (``generator=`` or the device's default), so
 the same seed gives the same values. Kernels: kernels/generic/sampling.py.
 """
+import math
+
+import numpy as np
+
 from ..core import dtype as dtypes
 from ..core.device import default_device
 from ..core.dispatch import apply
@@ -148,6 +153,38 @@ def _exponential(self, lambd, generator):
     return _draw(self, "exponential", lambd=float(lambd), generator=generator)
 
 
+def _cauchy(self, median, sigma, generator):
+    """median + sigma * tan(pi * (u - 1/2)), u ~ U[0, 1): the inverse of Cauchy's CDF."""
+    _float_self(self, "cauchy_")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    u = _draw(self, "uniform", low=0.0, high=1.0, generator=generator)
+    return F.add(F.mul(F.tan(F.mul(F.sub(u, 0.5), math.pi)), float(sigma)), float(median))
+
+
+def _log_normal(self, mean, std, generator):
+    """exp(N(mean, std^2)): mean and std are the underlying normal's, as torch."""
+    _float_self(self, "log_normal_")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    return F.exp(_draw(self, "normal", mean=float(mean), std=float(std), generator=generator))
+
+
+def _geometric(self, p, generator):
+    """The number of Bernoulli(p) trials up to the first success (1, 2, ...):
+    ceil(log(u) / log(1 - p)), u ~ U(0, 1); any dtype, as torch."""
+    if p is None:
+        raise TypeError("geometric_() missing 1 required positional argument: 'p'")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    u = apply(get_op("uniform"), (), {"low": 0.0, "high": 1.0, "generator": generator,
+                                      "shape": tuple(self._data.shape),
+                                      "dtype": dtypes.float64, "device": self.device})
+    u = F.clamp(u, min=float(np.finfo(np.float64).tiny))      # U[0, 1) -> (0, 1)
+    trials = F.clamp(F.ceil(F.div(F.log(u), math.log1p(-p))), min=1.0)
+    return F.cast(trials, self.dtype)
+
+
 def _bernoulli(self, p, generator):
     if isinstance(p, Tensor):
         probs = F.expand(F.cast(p.detach(), self.dtype if self.dtype.is_floating_point
@@ -186,7 +223,8 @@ def _fill(name, draw, doc):
 
 _PARAMS = {"uniform_": (("from", 0.0), ("to", 1.0)), "normal_": (("mean", 0.0), ("std", 1.0)),
            "bernoulli_": (("p", 0.5),), "exponential_": (("lambd", 1.0),),
-           "random_": (("from", 0), ("to", None))}
+           "random_": (("from", 0), ("to", None)), "cauchy_": (("median", 0.0), ("sigma", 1.0)),
+           "log_normal_": (("mean", 1.0), ("std", 2.0)), "geometric_": (("p", None),)}
 
 
 def _params(name, args, kwargs):
@@ -218,3 +256,12 @@ _fill("exponential_", _exponential, "exponential_(lambd=1, *, generator=None) ->
 _fill("random_", _random, "random_(from=0, to=None, *, generator=None) -> Tensor\n\nFill with "
       "integers drawn uniformly from [from, to - 1] (to None: up to the dtype's exact "
       "range).\n\n>>> minflow.zeros(3, dtype=minflow.int64).random_(5).max().item() < 5\nTrue")
+_fill("cauchy_", _cauchy, "cauchy_(median=0, sigma=1, *, generator=None) -> Tensor\n\nFill "
+      "with samples of the Cauchy distribution.\n\n>>> minflow.empty(2).cauchy_().shape\n"
+      "minflow.Size([2])")
+_fill("log_normal_", _log_normal, "log_normal_(mean=1, std=2, *, generator=None) -> Tensor\n\n"
+      "Fill with exp(x), x ~ N(mean, std^2).\n\n>>> minflow.empty(3).log_normal_().min()"
+      ".item() > 0\nTrue")
+_fill("geometric_", _geometric, "geometric_(p, *, generator=None) -> Tensor\n\nFill with the "
+      "number of Bernoulli(p) trials up to the first success (1, 2, ...).\n\n"
+      ">>> minflow.empty(4).geometric_(0.5).min().item() >= 1\nTrue")

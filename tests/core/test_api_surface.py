@@ -292,3 +292,65 @@ def test_compile_returns_the_model_and_says_it_runs_eagerly():
         minflow.compile(model, mode="fast")
     with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
         minflow.compile(model, mode="default", options={})
+
+
+def test_asarray_shares_memory_where_it_can_as_torch():
+    a = np.zeros(2, dtype=np.float32)
+    t = minflow.asarray(a)
+    a[0] = 5
+    assert t.tolist() == [5.0, 0.0]                     # an alias of the array
+    assert minflow.asarray(a, copy=True).tolist() == [5.0, 0.0]
+    a[1] = 7
+    assert minflow.asarray(a, dtype=minflow.float64).dtype is minflow.float64
+    x = minflow.ones(2, requires_grad=True)
+    assert minflow.asarray(x) is x
+    assert minflow.asarray(x, copy=True).grad_fn is not None      # clone keeps history
+    assert not minflow.asarray(x, requires_grad=False).requires_grad
+    assert minflow.asarray([1, 2]).dtype is minflow.int64
+    assert minflow.asarray(3.5).item() == 3.5
+    with pytest.raises(ValueError, match="can't alias a list"):
+        minflow.asarray([1, 2], copy=False)
+    with pytest.raises(ValueError, match="can't alias a numpy array of dtype float64"):
+        minflow.asarray(np.zeros(2), dtype=minflow.float32, copy=False)
+
+
+def test_asarray_against_torch():
+    torch = pytest.importorskip("torch")
+    for data in ([1, 2], [1.0, 2.5], np.arange(3, dtype=np.int32), np.float32(2), True):
+        ours, theirs = minflow.asarray(data), torch.asarray(data)
+        assert ours.dtype.name == str(theirs.dtype).split(".")[1]
+        assert ours.tolist() == theirs.tolist()
+
+
+def test_resize_keeps_elements_in_order_as_torch():
+    t = minflow.arange(6.0).reshape(2, 3)
+    assert t.resize_(3, 2) is t and t.tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    assert t.resize_(2).tolist() == [0.0, 1.0]
+    assert t.resize_((1, 2)).shape == (1, 2)
+    assert t.resize_(4).tolist()[:2] == [0.0, 1.0]
+    assert minflow.zeros(3).resize_as_(minflow.ones(2, 2)).shape == (2, 2)
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        minflow.ones(2, requires_grad=True).resize_(3)
+    with pytest.raises(RuntimeError, match="non-negative int sizes"):
+        minflow.ones(2).resize_(-1)
+
+
+def test_top_level_function_forms_as_torch():
+    x = minflow.ones(2, requires_grad=True)
+    assert not minflow.detach(x).requires_grad
+    y = x * 2
+    assert minflow.detach_(y) is y and y.is_leaf
+    z = minflow.zeros(2)
+    assert minflow.fill_(z, 3) is z and z.tolist() == [3.0, 3.0]
+    assert minflow.zero_(z) is z and z.tolist() == [0.0, 0.0]
+    assert minflow.fill(z, 2.0).tolist() == [2.0, 2.0] and z.tolist() == [0.0, 0.0]
+    assert minflow.vmap is minflow.func.vmap
+    assert minflow.typename(minflow.ones(1, dtype=minflow.int64)) == "minflow.LongTensor"
+    assert minflow.typename(np.zeros(1)) == "numpy.ndarray"
+    assert minflow.typename(3) == "int"
+    try:
+        minflow.set_anomaly_enabled(True, check_nan=False)
+        assert minflow.is_anomaly_enabled() and not minflow.is_anomaly_check_nan_enabled()
+    finally:
+        minflow.set_anomaly_enabled(False)
+    assert not minflow.is_anomaly_enabled()

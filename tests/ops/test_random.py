@@ -156,3 +156,36 @@ def test_normal_with_tensor_parameters_requires_grad_with_zero_grads_as_torch(ki
     assert results[0] == results[1]
     with minflow.no_grad():
         assert not minflow.normal(minflow.zeros(2, requires_grad=True), 1.0).requires_grad
+
+
+@pytest.mark.parametrize("fill, args, reference", [
+    # the quartiles of Cauchy(1, 2): median -+ sigma
+    ("cauchy_", (1.0, 2.0), lambda x: np.testing.assert_allclose(
+        np.percentile(x, [25, 50, 75]), [-1.0, 1.0, 3.0], atol=0.05)),
+    # log-normal of the underlying N(0.5, 0.3^2): mean exp(mu + s^2/2)
+    ("log_normal_", (0.5, 0.3), lambda x: np.testing.assert_allclose(
+        [x.mean(), np.log(x).std()], [np.exp(0.5 + 0.045), 0.3], rtol=0.01)),
+    # geometric(0.3) on {1, 2, ...}: P(k) = 0.7^(k-1) 0.3, mean 1/p
+    ("geometric_", (0.3,), lambda x: np.testing.assert_allclose(
+        np.bincount(x.astype(np.int64))[1:4] / x.size, [0.3, 0.21, 0.147], atol=0.005)),
+])
+def test_cauchy_log_normal_and_geometric_fills_follow_their_distributions(fill, args,
+                                                                          reference):
+    g = minflow.Generator().manual_seed(0)
+    t = minflow.empty(200000)
+    assert getattr(t, fill)(*args, generator=g) is t
+    reference(t.numpy())
+
+
+def test_geometric_fills_integer_tensors_and_the_fills_check_arguments_as_torch():
+    t = minflow.zeros(1000, dtype=minflow.int64).geometric_(0.5)
+    assert t.dtype is minflow.int64 and t.min().item() >= 1
+    for call, match in [(lambda: minflow.empty(2).cauchy_(0, 0), "sigma > 0.0"),
+                        (lambda: minflow.empty(2).log_normal_(1, -1), "std > 0.0"),
+                        (lambda: minflow.empty(2).geometric_(1.0), r"p to be in \(0, 1\)")]:
+        with pytest.raises(RuntimeError, match=match):
+            call()
+    with pytest.raises(TypeError, match="cauchy_: expected a floating point tensor"):
+        minflow.zeros(2, dtype=minflow.int64).cauchy_()
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'p'"):
+        minflow.empty(2).geometric_()
