@@ -1,7 +1,7 @@
 """minflow.nn.utils: gradient clipping, parameter/vector conversion, padding sequences,
-parametrizations (and the older hook-based weight / spectral norm), conv/linear-BatchNorm
+pruning, parametrizations (and the older hook-based weight / spectral norm), conv/linear-BatchNorm
 fusion, skip_init and functional_call."""
-from . import parametrizations, parametrize, rnn, stateless
+from . import parametrizations, parametrize, prune, rnn, stateless
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
                         get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
@@ -13,7 +13,7 @@ from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
            "parameters_to_vector", "vector_to_parameters", "rnn", "parametrize",
-           "parametrizations", "stateless", "weight_norm", "remove_weight_norm",
+           "parametrizations", "prune", "stateless", "weight_norm", "remove_weight_norm",
            "spectral_norm", "remove_spectral_norm", "fuse_conv_bn_eval",
            "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
            "skip_init"]
