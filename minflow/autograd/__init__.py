@@ -1,10 +1,10 @@
 """Eager autograd: the tape, per-op grad functions, backward and grad, custom Functions,
-gradcheck and anomaly detection."""
+gradcheck, anomaly detection, and hooks on saved tensors (graph)."""
 from ..core.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .anomaly import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                       set_anomaly_enabled, set_detect_anomaly)
 from .engine import backward, grad
-from . import functional
+from . import functional, graph
 from .function import Function, FunctionCtx
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .node import GradFunction, register_grad
@@ -14,4 +14,4 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "GradFunction", "regis
            "gradcheck", "gradgradcheck", "GradcheckError", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "functional",
-           "Variable"]
+           "graph", "Variable", "set_anomaly_enabled"]

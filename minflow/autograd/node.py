@@ -109,10 +109,13 @@ class GradContext:
         """Save tensors (or None) for apply; in-place changes to them are detected.
 
         Each entry is (tensor, version counter, its value now, -1), or for an output of
-        this node (array, counter, value, output number).
+        this node (array, counter, value, output number). Under saved_tensors_hooks
+        (autograd.graph) it is (what pack_hook made of the tensor, counter, value, output
+        number or -1, unpack_hook).
         """
         saved = []
         outputs = self._outputs
+        hooks = saved_tensors_hooks_stack[-1] if saved_tensors_hooks_stack else None
         for t in tensors:
             if t is None:
                 saved.append(None)
@@ -125,6 +128,9 @@ class GradContext:
                 if out is t:
                     nr = i
                     break
+            if hooks is not None:
+                saved.append((hooks[0](t), counter, counter[0], nr, hooks[1]))
+                continue
             # NOTE: an output keeps its node alive through grad_fn; saving it as is would
             # make a cycle node -> ctx -> output -> node, freed only by the cyclic GC.
             # Keep its array instead and re-wrap it on unpack.
@@ -143,10 +149,16 @@ class GradContext:
             if entry is None:
                 result.append(None)
                 continue
-            t, counter, version, nr = entry
+            unpack = None
+            if len(entry) == 4:
+                t, counter, version, nr = entry
+            else:
+                t, counter, version, nr, unpack = entry
             if counter[0] != version:
                 self._modified(counter[0], version, nr)
-            if nr >= 0:
+            if unpack is not None:
+                t = _unpacked(unpack(t), self._node(), nr)
+            elif nr >= 0:
                 _, dtype, device = self._node().out_meta[nr]
                 t = Tensor._make(t, dtype, device)
                 t._version = counter
@@ -166,6 +178,22 @@ class GradContext:
         if self._saved:
             self._released = True
             self._saved = ()
+
+
+# (pack_hook, unpack_hook) pairs of the active autograd.graph.saved_tensors_hooks, innermost last
+saved_tensors_hooks_stack = []
+
+
+def _unpacked(t, node, nr):
+    """What an unpack hook returned for a saved tensor: a Tensor; an output of ``node``
+    gets its place in the graph back (for double backward), as the original had."""
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{node.name()}: the unpack hook of saved_tensors_hooks must return a "
+                        f"Tensor, got {type(t).__name__}")
+    if nr >= 0 and t._grad_fn is not node and t.dtype.is_floating_point:
+        t = Tensor._make(t._data, t.dtype, t.device)
+        t._requires_grad, t._grad_fn, t._output_nr = True, node, nr
+    return t
 
 
 # NOTE: an op can only take inputs made before it, so a node's sequence number is above
