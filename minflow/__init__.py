@@ -39,6 +39,7 @@ from . import optim
 from . import distributions
 from . import utils
 from . import library
+from . import distributed, jit, multiprocessing
 from .serialization import save, load
 from .compiler import compile  # noqa: A004  (torch.compile)
 from .core.printing import set_printoptions
