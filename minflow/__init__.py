@@ -39,7 +39,7 @@ from . import optim
 from . import distributions
 from . import utils
 from . import library
-from . import distributed, jit, multiprocessing
+from . import distributed, jit, multiprocessing, profiler
 from .serialization import save, load
 from .compiler import compile  # noqa: A004  (torch.compile)
 from .core.printing import set_printoptions

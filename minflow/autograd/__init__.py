@@ -4,7 +4,7 @@ from ..core.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enab
 from .anomaly import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                       set_anomaly_enabled, set_detect_anomaly)
 from .engine import backward, grad
-from . import functional, graph
+from . import functional, graph, profiler
 from .function import Function, FunctionCtx
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .node import GradFunction, register_grad
@@ -14,4 +14,4 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "GradFunction", "regis
            "gradcheck", "gradgradcheck", "GradcheckError", "detect_anomaly",
            "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "functional",
-           "graph", "Variable", "set_anomaly_enabled"]
+           "graph", "profiler", "Variable", "set_anomaly_enabled"]

@@ -12,6 +12,7 @@ from heapq import heappop, heappush
 import numpy as np
 
 from ..core.device import to_numpy
+from ..core.dispatch import observer
 from ..core.namespace import F
 from ..core.autocast import suspended as autocast_suspended
 from ..core.grad_mode import set_grad_enabled
@@ -103,7 +104,8 @@ def _run(roots, retain_graph, create_graph, captures=None, stop_seq=-1):
                     if captures is None:
                         _accumulate_leaf(node.leaf_ref(), *_take_grad(grads), create_graph)
                     continue
-                grads_in = _apply(node, grads)
+                grads_in = (_apply(node, grads) if observer[0] is None
+                            else _profiled_apply(node, grads))
             _route(node, grads_in, pending, ready)
             grads_in = None             # the grads live on in their slots only: _take_grad
             if not retain_graph:
@@ -149,6 +151,12 @@ def _capture(node, grads, captures):
         slot = captures.get((id(node), nr))
         if slot is not None:
             slot[0] = g
+
+
+def _profiled_apply(node, grads):
+    """_apply inside a minflow.profiler span named after the node."""
+    with observer[0].span(f"autograd::engine::evaluate_function: {node.name()}"):
+        return _apply(node, grads)
 
 
 def _apply(node, grads):
