@@ -395,20 +395,25 @@ def _check_attention(query, key, value, attn_mask, is_causal):
 
 @public
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, scale=None):
+                                 is_causal=False, scale=None, enable_gqa=False):
     """scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-    is_causal=False, scale=None) -> Tensor
+    is_causal=False, scale=None, enable_gqa=False) -> Tensor
 
     softmax(Q K^T * scale + mask) V over (..., L, E) queries and (..., S, E) keys, with
     scale = 1/sqrt(E) by default. A bool ``attn_mask`` keeps the positions where it is
-    True; a float one is added to the scores; ``is_causal`` keeps key j <= query i.
-    ``dropout_p`` drops attention weights (always: pass 0.0 in evaluation, as in PyTorch).
+    True; a float one is added to the scores; ``is_causal`` keeps key j <= query i. A query
+    row that every key is masked from gets zeros (not NaN), as torch's. ``dropout_p`` drops
+    attention weights (always: pass 0.0 in evaluation, as in PyTorch). ``enable_gqa``:
+    grouped-query attention, key and value with fewer heads (dim -3) than query, each
+    shared by query heads // kv heads consecutive query heads.
 
-    >>> q = minflow.ones(1, 2, 4)
-    >>> minflow.nn.functional.scaled_dot_product_attention(q, q, q).shape
-    minflow.Size([1, 2, 4])
+    >>> q, kv = minflow.ones(1, 4, 2, 8), minflow.ones(1, 2, 3, 8)
+    >>> minflow.nn.functional.scaled_dot_product_attention(q, kv, kv, enable_gqa=True).shape
+    minflow.Size([1, 4, 2, 8])
     """
     _check_attention(query, key, value, attn_mask, is_causal)
+    if enable_gqa:
+        key, value = _grouped(query, key, "key"), _grouped(query, value, "value")
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
     scores = F.mul(apply(get_op("matmul"), (query, key), {"transpose_other": True}), scale)
@@ -421,7 +426,23 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             scores = F.masked_fill(scores, F.logical_not(attn_mask), float("-inf"))
         else:
             scores = F.add(scores, attn_mask)
-    weights = F.softmax(scores, -1)
+    if attn_mask is None:
+        weights = F.softmax(scores, -1)
+    else:       # rows with every key masked: 0 (and no NaN grads), as torch's safe softmax
+        unseen = F.all(F.eq(scores, float("-inf")), -1, True)
+        weights = F.masked_fill(F.softmax(F.masked_fill(scores, unseen, 0.0), -1), unseen, 0.0)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return F.matmul(weights, value)
+
+
+def _grouped(query, kv, name):
+    """``kv`` with each of its heads (dim -3) repeated for the query heads that share it."""
+    if query.ndim < 3 or kv.ndim < 3:
+        return kv
+    heads, kv_heads = query.shape[-3], kv.shape[-3]
+    if kv_heads == 0 or heads % kv_heads:
+        raise RuntimeError(f"scaled_dot_product_attention: number of heads in {name} "
+                           f"({kv_heads}) must divide the number of heads in query ({heads}) "
+                           f"with enable_gqa=True")
+    return kv if heads == kv_heads else F.repeat_interleave(kv, heads // kv_heads, -3)

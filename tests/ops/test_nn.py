@@ -449,3 +449,43 @@ def test_norm_double_backward_in_eval_and_no_grad_buffers():
     def fn(x):
         return Fn.batch_norm(x, rm, rv, training=False) ** 2
     assert gradcheck(fn, (x,)) and gradgradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"enable_gqa": True},
+    {"enable_gqa": True, "is_causal": True},
+    {"enable_gqa": True, "mask": "bool"},
+    {"mask": "float"},
+])
+def test_sdpa_grouped_query_and_fully_masked_rows_match_torch(kwargs):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    kwargs = dict(kwargs)
+    kv_heads = 2 if kwargs.get("enable_gqa") else 4
+    arrays = [rng.standard_normal(s) for s in ((2, 4, 3, 8), (2, kv_heads, 5, 8),
+                                                (2, kv_heads, 5, 8))]
+    mask = rng.random((3, 5)) > 0.4
+    mask[1] = False                     # a query row that sees no key: zeros, not NaN
+    kind = kwargs.pop("mask", None)
+    results = []
+    for lib, fn in ((torch, torch.nn.functional.scaled_dot_product_attention),
+                    (minflow, Fn.scaled_dot_product_attention)):
+        q, k, v = (lib.tensor(a, requires_grad=True) for a in arrays)
+        extra = dict(kwargs)
+        if kind == "bool":
+            extra["attn_mask"] = lib.tensor(mask)
+        elif kind == "float":
+            extra["attn_mask"] = lib.tensor(np.where(mask, 0.0, -np.inf))
+        out = fn(q, k, v, **extra)
+        out.pow(2).sum().backward()
+        results.append([out.detach().numpy()] + [t.grad.numpy() for t in (q, k, v)])
+    for theirs, ours in zip(*results):
+        assert np.isfinite(ours).all()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+def test_sdpa_grouped_query_heads_must_divide():
+    q, kv = minflow.ones(1, 4, 2, 8), minflow.ones(1, 3, 2, 8)
+    with pytest.raises(RuntimeError, match=r"number of heads in key \(3\) must divide the "
+                                           r"number of heads in query \(4\)"):
+        Fn.scaled_dot_product_attention(q, kv, kv, enable_gqa=True)
