@@ -5,7 +5,7 @@ from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import init
 from . import utils
-from . import parallel
+from . import attention, parallel
 from .parallel import DataParallel
 from .graph import Graph
 

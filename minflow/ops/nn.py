@@ -379,6 +379,14 @@ def one_hot(tensor, num_classes=-1):
 
 # ---- attention ---------------------------------------------------------------------------
 
+# The sdpa backends (torch's SDPBackend values: 0 math, 1 flash, 2 memory-efficient,
+# 3 cuDNN) that nn.attention.sdpa_kernel and backends.cuda.enable_*_sdp leave on. minflow has
+# one implementation; it stands for those torch has on the device (cpu: math and flash).
+SDPA_ENABLED = {0, 1, 2, 3}
+_SDPA_MATH = frozenset({0})
+_SDPA_SERVED = {"cpu": frozenset({0, 1}), "cuda": frozenset({0, 1, 2, 3})}
+
+
 def _check_attention(query, key, value, attn_mask, is_causal):
     if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
         raise RuntimeError(f"scaled_dot_product_attention: expected query, key and value of at "
@@ -412,6 +420,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     minflow.Size([1, 4, 2, 8])
     """
     _check_attention(query, key, value, attn_mask, is_causal)
+    if not SDPA_ENABLED & _SDPA_SERVED.get(query.device.type, _SDPA_MATH):
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. "
+                           "This is likely due to turning off both the math kernel and the "
+                           "fused kernels (minflow.nn.attention.sdpa_kernel).")
     if enable_gqa:
         key, value = _grouped(query, key, "key"), _grouped(query, value, "value")
     if scale is None:

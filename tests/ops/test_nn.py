@@ -489,3 +489,38 @@ def test_sdpa_grouped_query_heads_must_divide():
     with pytest.raises(RuntimeError, match=r"number of heads in key \(3\) must divide the "
                                            r"number of heads in query \(4\)"):
         Fn.scaled_dot_product_attention(q, kv, kv, enable_gqa=True)
+
+
+def test_sdpa_backend_switches_as_torch():
+    from minflow.nn.attention import SDPBackend, sdpa_kernel
+    cuda = minflow.backends.cuda
+    q = minflow.ones(1, 2, 3, 4)
+    for backends in (SDPBackend.MATH, SDPBackend.FLASH_ATTENTION,
+                     [SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
+        with sdpa_kernel(backends):
+            assert Fn.scaled_dot_product_attention(q, q, q).shape == (1, 2, 3, 4)
+    for backends in (SDPBackend.EFFICIENT_ATTENTION, SDPBackend.CUDNN_ATTENTION, []):
+        with sdpa_kernel(backends):         # none of these runs on cpu in torch either
+            with pytest.raises(RuntimeError, match="No viable backend"):
+                Fn.scaled_dot_product_attention(q, q, q)
+    with sdpa_kernel(SDPBackend.MATH):
+        assert cuda.math_sdp_enabled() and not cuda.flash_sdp_enabled()
+    assert cuda.flash_sdp_enabled()                 # restored
+    with cuda.sdp_kernel(enable_math=False, enable_flash=False):
+        with pytest.raises(RuntimeError, match="No viable backend"):
+            Fn.scaled_dot_product_attention(q, q, q)
+    with pytest.raises(TypeError, match="SDPBackend values"):
+        with sdpa_kernel("math"):
+            pass
+
+
+def test_backends_cuda_matmul_allow_tf32_is_the_matmul_precision():
+    matmul = minflow.backends.cuda.matmul
+    try:
+        matmul.allow_tf32 = True
+        assert minflow.get_float32_matmul_precision() == "high" and matmul.allow_tf32
+    finally:
+        matmul.allow_tf32 = False
+    assert minflow.get_float32_matmul_precision() == "highest"
+    assert minflow.backends.cpu.get_cpu_capability() in ("AVX512", "AVX2", "DEFAULT")
+    assert not minflow.backends.mkldnn.is_available()
