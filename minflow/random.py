@@ -8,9 +8,11 @@
 import contextlib
 
 from . import cuda
-from .core.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .core.random import (Generator, default_generator, get_rng_state, initial_seed,
+                          manual_seed, seed, set_rng_state)
 
-__all__ = ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng"]
+__all__ = ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng",
+           "Generator", "default_generator"]
 
 
 @contextlib.contextmanager

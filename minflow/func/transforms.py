@@ -16,7 +16,8 @@ from ..core.tensor import Tensor
 from ._tree import tree_flatten, tree_unflatten
 from .grad import _positions, _Scope
 
-__all__ = ["vjp", "jvp", "jacrev", "jacfwd", "hessian", "stack_module_state"]
+__all__ = ["vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian", "functionalize",
+           "stack_module_state", "replace_all_batch_norm_modules_"]
 
 
 def _tree_map(fn, tree):
@@ -204,3 +205,50 @@ def stack_module_state(models):
                 else leaf
         return result
     return (stacked(lambda m: m.named_parameters()), stacked(lambda m: m.named_buffers()))
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian of func at the
+    primals applied to the tangents (each of its primal's shape), as torch.func.linearize.
+
+    >>> out, jvp_fn = minflow.func.linearize(minflow.sin, minflow.tensor([0.0, 1.0]))
+    >>> [round(v, 4) for v in jvp_fn(minflow.ones(2)).tolist()]
+    [1.0, 0.5403]
+    """
+    output = _tree_map(lambda t: t.detach(), func(*primals))
+
+    def jvp_fn(*tangents):
+        if len(tangents) != len(primals):
+            raise RuntimeError(f"linearize: expected {len(primals)} tangents, one per primal, "
+                               f"got {len(tangents)}")
+        for i, (p, t) in enumerate(zip(tree_flatten(primals)[0], tree_flatten(tangents)[0])):
+            if isinstance(p, Tensor) and tuple(t.shape) != tuple(p.shape):
+                raise RuntimeError(f"linearize: tangent {i} has shape {list(t.shape)}, "
+                                   f"expected its primal's {list(p.shape)}")
+        return jvp(func, primals, tangents)[1]
+    return output, jvp_fn
+
+
+def functionalize(func, *, remove="mutations"):
+    """``func`` itself: torch.func.functionalize rewrites in-place ops out of a function
+    for its compilers without changing what it computes, and minflow runs the function
+    eagerly, so its results are the same.
+
+    >>> minflow.func.functionalize(minflow.exp) is minflow.exp
+    True
+    """
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(f"functionalize: remove must be 'mutations' or "
+                           f"'mutations_and_views', got {remove!r}")
+    return func
+
+
+def replace_all_batch_norm_modules_(root):
+    """Make every BatchNorm in ``root`` use batch statistics only (no running
+    statistics), in place, as torch.func does before vmapping a model; returns root."""
+    from ..nn.modules.batchnorm import _BatchNorm
+    for module in root.modules():
+        if isinstance(module, _BatchNorm):
+            module.running_mean = module.running_var = module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root

@@ -8,7 +8,8 @@ failure names the check, the sample and the error (see checks.py).
 ``assert_close`` and ``make_tensor`` are torch.testing's (see compare.py).
 """
 from .checks import CHECKS, CheckReport, OpCheckError, Sample, check_op
-from .compare import assert_close, make_tensor
+from .compare import assert_allclose, assert_close, make_tensor
 
 __all__ = ["check_op", "Sample", "OpCheckError", "CheckReport", "CHECKS", "assert_close",
+           "assert_allclose",
            "make_tensor"]

@@ -8,13 +8,15 @@ greatest absolute and relative differences, with where they are.
 """
 import collections.abc
 import math
+import warnings
 
 import numpy as np
 
 from ..core import dtype as dtypes
+from ..core.namespace import F
 from ..core.tensor import Tensor
 
-__all__ = ["assert_close", "make_tensor"]
+__all__ = ["assert_close", "assert_allclose", "make_tensor"]
 
 # (rtol, atol) by dtype, as torch.testing: exact for bool and integers
 _TOLERANCES = {dtypes.float16: (1e-3, 1e-5), dtypes.float32: (1.3e-6, 1e-5),
@@ -51,6 +53,34 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
         elif msg is not None:
             message = msg
         raise AssertionError(message)
+
+
+# assert_allclose's own defaults (looser than assert_close's), per dtype: (rtol, atol)
+_ALLCLOSE_TOLERANCES = {dtypes.float16: (1e-3, 1e-3), dtypes.float32: (1e-4, 1e-5),
+                        dtypes.float64: (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """The older form of assert_close (deprecated in torch, which warns so too): numbers
+    and sequences become tensors, dtypes need not match, NaNs compare equal, and the
+    default tolerances are the looser ones of the two dtypes.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     minflow.testing.assert_allclose(minflow.tensor([1.0, 2.0]), [1.0, 2.00001])
+    """
+    warnings.warn("minflow.testing.assert_allclose() is deprecated (as in torch); use "
+                  "minflow.testing.assert_close() instead", FutureWarning, stacklevel=2)
+    if not isinstance(actual, Tensor):
+        actual = F.tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = F.tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        pairs = [_ALLCLOSE_TOLERANCES.get(t.dtype, (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(p[0] for p in pairs), max(p[1] for p in pairs)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                 check_device=True, check_dtype=False, check_stride=False, msg=msg or None)
 
 
 def _compare(actual, expected, options, path):

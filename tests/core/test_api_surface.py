@@ -354,3 +354,19 @@ def test_top_level_function_forms_as_torch():
     finally:
         minflow.set_anomaly_enabled(False)
     assert not minflow.is_anomaly_enabled()
+
+
+def test_assert_allclose_is_the_deprecated_looser_form():
+    with pytest.warns(FutureWarning, match="deprecated"):
+        minflow.testing.assert_allclose(minflow.tensor([1.0, 2.0]), [1.0, 2.00001])
+    with pytest.warns(FutureWarning):
+        minflow.testing.assert_allclose(minflow.tensor([float("nan")]), [float("nan")])
+    with pytest.warns(FutureWarning), pytest.raises(AssertionError, match="not close"):
+        minflow.testing.assert_allclose(minflow.tensor([1.0]), [1.01])
+
+
+def test_torch_module_paths_for_generators_and_hook_handles():
+    assert minflow.random.Generator is minflow.Generator
+    assert minflow.random.default_generator is minflow.default_generator
+    handle = minflow.nn.Linear(1, 1).register_forward_hook(lambda *a: None)
+    assert isinstance(handle, minflow.utils.hooks.RemovableHandle)

@@ -106,3 +106,31 @@ def test_matches_torch_func():
     theirs = torch.func.vmap(torch.func.jacrev(lambda x: x.exp() * x.sum()))(
         torch.tensor(np.eye(3))).numpy()
     np.testing.assert_allclose(ours, theirs, 1e-12)
+
+
+def test_linearize_matches_jvp_and_torch():
+    x = minflow.tensor([0.3, 1.2, -0.7], dtype=minflow.float64)
+    f = lambda a: (a.sin() * a).cumsum(0)       # noqa: E731
+    out, jvp_fn = minflow.func.linearize(f, x)
+    np.testing.assert_allclose(out.numpy(), f(x).numpy())
+    tangent = minflow.tensor([1.0, -2.0, 0.5], dtype=minflow.float64)
+    np.testing.assert_allclose(jvp_fn(tangent).numpy(),
+                               minflow.func.jvp(f, (x,), (tangent,))[1].numpy())
+    with pytest.raises(RuntimeError, match="tangent 0 has shape"):
+        jvp_fn(minflow.ones(2, dtype=minflow.float64))
+    torch = pytest.importorskip("torch")
+    t_out, t_fn = torch.func.linearize(f, torch.tensor(x.numpy()))
+    np.testing.assert_allclose(jvp_fn(tangent).numpy(),
+                               t_fn(torch.tensor(tangent.numpy())).numpy(), rtol=1e-12)
+
+
+def test_functionalize_and_replace_all_batch_norm_modules():
+    assert minflow.func.functionalize(minflow.exp) is minflow.exp
+    with pytest.raises(RuntimeError, match="remove must be"):
+        minflow.func.functionalize(minflow.exp, remove="views")
+    model = minflow.nn.Sequential(minflow.nn.Conv2d(1, 2, 3), minflow.nn.BatchNorm2d(2))
+    assert minflow.func.replace_all_batch_norm_modules_(model) is model
+    bn = model[1]
+    assert bn.running_mean is None and bn.running_var is None and not bn.track_running_stats
+    out = model.eval()(minflow.randn(4, 1, 5, 5))       # batch statistics even in eval
+    np.testing.assert_allclose(out.mean(dim=(0, 2, 3)).detach().numpy(), 0, atol=1e-5)
