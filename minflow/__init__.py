@@ -5,8 +5,8 @@ Ops are declared once (minflow.ops), run by kernels chosen per device and dtype
 """
 import math as _math
 
-from .core.dtype import (bool, uint8, int8, int16, int32, int64, float16, float32,  # noqa: A004
-                         float64, DType,
+from .core.dtype import (bool, uint8, int8, int16, int32, int64, float16, bfloat16,  # noqa: A004
+                         float32, float64, DType,
                          get_default_dtype, set_default_dtype, promote_types, result_type,
                          DTypeError)
 from .core.device import (Device, device, cuda_is_available, get_default_device,
@@ -72,22 +72,22 @@ _export_functions()
 _standard_gamma, _standard_gamma_grad = _F._standard_gamma, _F._standard_gamma_grad  # as torch
 
 
-_ABSENT_DTYPES = ("bfloat16", "complex32", "complex64", "complex128", "chalf", "cfloat",
+_ABSENT_DTYPES = ("complex32", "complex64", "complex128", "chalf", "cfloat",
                   "cdouble", "uint16", "uint32", "uint64")
 
 
 def __getattr__(name):
-    """``minflow.bfloat16`` and torch's other dtypes that minflow lacks: an AttributeError
+    """``minflow.complex64`` and torch's other dtypes that minflow lacks: an AttributeError
     (so ``hasattr`` stays False) that says so, instead of Python's bare one.
 
     >>> try:
-    ...     minflow.bfloat16
+    ...     minflow.complex64
     ... except AttributeError as err:
     ...     print(str(err).split(";")[0])
-    minflow has no dtype bfloat16: numpy, minflow's array library, has no such type
+    minflow has no dtype complex64: numpy, minflow's array library, has no such type
     """
     if name in _ABSENT_DTYPES:
-        names = ", ".join(d.name for d in core.dtype.ALL)
+        names = ", ".join(d.name for d in core.dtype.EVERY)
         raise AttributeError(f"minflow has no dtype {name}: numpy, minflow's array library, "
                              f"has no such type; minflow's dtypes are {names}")
     raise AttributeError(f"module 'minflow' has no attribute {name!r}")

@@ -1,10 +1,12 @@
 """``minflow.multiprocessing``: Python's multiprocessing, with torch.multiprocessing's extras.
 
 Everything of ``multiprocessing`` is here (Process, Queue, Pool, get_context,
-set_start_method...). minflow tensors cross process boundaries by value (pickled with their
-data, as DataLoader workers send batches), so there is no shared-memory sharing strategy to
-tune: ``set_sharing_strategy`` accepts torch's names and records the choice, which changes
-nothing. ``spawn`` starts ``nprocs`` processes running ``fn(i, *args)`` and reports a
+set_start_method...). Tensors put on queues or passed to spawned processes are pickled with
+their data (as DataLoader workers send batches); a tensor moved to shared memory with
+``share_memory_()`` (``Module.share_memory()``) is shared with the processes forked after
+that (Linux's default start method; Hogwild training), not with spawned ones. There is no
+file-descriptor passing to tune: ``set_sharing_strategy`` accepts torch's names and records
+the choice, which changes nothing. ``spawn`` starts ``nprocs`` processes running ``fn(i, *args)`` and reports a
 failed one as torch's does.
 """
 import multiprocessing

@@ -430,7 +430,7 @@ def _layout(record, i):
         Device(record["device"])
     except RuntimeError:
         raise ValueError(f"tensor {i} has unknown device {record['device']!r}") from None
-    if name not in {d.name for d in dtypes.ALL}:
+    if name not in {d.name for d in dtypes.EVERY}:
         raise ValueError(f"tensor {i} has unknown dtype {name!r}")
     if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
         raise ValueError(f"tensor {i} has invalid shape {shape!r}")

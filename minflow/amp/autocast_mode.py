@@ -22,7 +22,10 @@ __all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_auto
            "custom_fwd", "custom_bwd"]
 
 _DEVICE_TYPES = ("cpu", "cuda")
-_DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": dtypes.float16}
+_DEFAULT_DTYPE = {"cpu": dtypes.bfloat16, "cuda": dtypes.float16}
+# the lower-precision dtypes an autocast region may use, per device type (minflow's
+# bfloat16 is cpu only: cupy has no bfloat16)
+_SUPPORTED = {"cpu": (dtypes.bfloat16, dtypes.float16), "cuda": (dtypes.float16,)}
 
 
 def is_autocast_available(device_type):
@@ -46,19 +49,15 @@ def is_autocast_enabled(device_type=None):
 
 def get_autocast_dtype(device_type):
     """The dtype autocast casts to on ``device_type`` (the current region's, else the
-    default: float16 on cuda; cpu's default is bfloat16, which minflow lacks).
+    default: bfloat16 on cpu, float16 on cuda).
 
-    >>> minflow.get_autocast_dtype("cuda")
-    minflow.float16
+    >>> minflow.get_autocast_dtype("cpu"), minflow.get_autocast_dtype("cuda")
+    (minflow.bfloat16, minflow.float16)
     """
     _check_device_type(device_type)
     if state.active is not None and device_type in state.active:
         return state.active[device_type]
-    default = _DEFAULT_DTYPE[device_type]
-    if isinstance(default, str):
-        raise TypeError(f"get_autocast_dtype: the default autocast dtype on {device_type} is "
-                        f"{default}, which minflow does not have")
-    return default
+    return _DEFAULT_DTYPE[device_type]
 
 
 def _check_device_type(device_type):
@@ -71,12 +70,13 @@ def _check_device_type(device_type):
 
 
 class autocast:
-    """A region in which ops run in mixed precision: matmul-like ops in ``dtype`` (float16),
-    precision-sensitive ones in float32, as torch's autocast for ``device_type``.
+    """A region in which ops run in mixed precision: matmul-like ops in ``dtype`` (default
+    bfloat16 on cpu, float16 on cuda), precision-sensitive ones in float32, as torch's
+    autocast for ``device_type``.
 
     ``enabled=False`` makes it a no-op region. As torch, an unsupported dtype (float32,
-    float64) or cuda without a GPU warns and disables the region. minflow has no bfloat16
-    (cpu's default): on cpu, pass ``dtype=minflow.float16``. Usable as a decorator.
+    float64; bfloat16 on cuda, which minflow's cupy backend lacks) or cuda without a GPU
+    warns and disables the region. Usable as a decorator.
 
     >>> a = minflow.ones(2, 2)
     >>> with minflow.autocast("cpu", dtype=minflow.float16):
@@ -86,13 +86,7 @@ class autocast:
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         _check_device_type(device_type)
-        if dtype is None:
-            dtype = _DEFAULT_DTYPE[device_type]
-            if isinstance(dtype, str) and enabled:
-                raise TypeError(f"autocast: the default dtype on {device_type} is {dtype}, "
-                                f"which minflow does not have; pass dtype=minflow.float16")
-        else:
-            dtype = dtypes.as_dtype(dtype)
+        dtype = _DEFAULT_DTYPE[device_type] if dtype is None else dtypes.as_dtype(dtype)
         if not isinstance(enabled, bool):
             raise TypeError(f"autocast: expected enabled to be a bool, got "
                             f"{type(enabled).__name__}")
@@ -100,11 +94,12 @@ class autocast:
             warnings.warn("CUDA is not available. Disabling autocast.", UserWarning,
                           stacklevel=2)
             enabled = False
-        if enabled and dtype is not dtypes.float16:
+        if enabled and dtype not in _SUPPORTED[device_type]:
             label = "CPU" if device_type == "cpu" else "CUDA"
+            names = ", ".join(repr(d) for d in _SUPPORTED[device_type])
             warnings.warn(f"In {label} autocast, but the target dtype is not supported. "
-                          f"Disabling autocast.\n{label} Autocast only supports dtype of "
-                          f"minflow.float16 currently.", UserWarning, stacklevel=2)
+                          f"Disabling autocast.\n{label} Autocast only supports dtypes of "
+                          f"{names} currently.", UserWarning, stacklevel=2)
             enabled = False
         self.device = device_type
         self.fast_dtype = dtype

@@ -1,11 +1,12 @@
 """Autocast's casting policy, applied by the dispatcher to every op (see minflow.amp).
 
-Inside ``minflow.autocast(device_type, dtype=float16)`` an op on that device type runs with
-its floating inputs cast by the op's policy, as torch's autocast does:
+Inside ``minflow.autocast(device_type, dtype=float16 or bfloat16)`` an op on that device type
+runs with its floating inputs cast by the op's policy, as torch's autocast does:
 
-- lower precision (matmul, linear, conv...): float32 inputs are cast to the autocast dtype;
-- float32 (reductions, exp/log, losses... where float16 loses too much): float16 inputs are
-  cast to float32;
+- lower precision (matmul, linear, conv...): float32 (and the other half type's) inputs are
+  cast to the autocast dtype;
+- float32 (reductions, exp/log, losses... where float16 loses too much): float16 and
+  bfloat16 inputs are cast to float32;
 - banned: the op refuses to run (binary_cross_entropy on cuda, as torch).
 
 float64 inputs are never cast; ops on no list run in their inputs' dtypes. The lists follow
@@ -101,11 +102,15 @@ def _cast(name, x, lower, float32):
             f"{name}: unsafe to autocast on {device_type}; use "
             f"binary_cross_entropy_with_logits (BCEWithLogitsLoss) instead, which is safe "
             f"to autocast, or leave the autocast region for this op")
-    if x.dtype is dtypes.float32 and name in lower[device_type]:
+    if x.dtype in _WIDE_OR_OTHER_LOW and x.dtype is not target and name in lower[device_type]:
         return x.to(target)
-    if x.dtype is dtypes.float16 and name in float32[device_type]:
+    if x.dtype in _LOW and name in float32[device_type]:
         return x.to(dtypes.float32)
     return x
+
+
+_LOW = (dtypes.float16, dtypes.bfloat16)
+_WIDE_OR_OTHER_LOW = (dtypes.float32,) + _LOW       # what a lower-precision op casts (no float64)
 
 
 def wrap_composite(fn, name):

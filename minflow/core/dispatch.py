@@ -305,13 +305,33 @@ def _select(op, device, dtype, inputs, attrs):
 
 
 def _run_kernel(op, inputs, attrs, specs, device, compute):
-    """Run the kernel on the inputs' arrays; its outputs as arrays of the inferred dtypes."""
-    kernel = _select(op, device, _kernel_dtype(op, inputs, attrs, specs[0], compute), inputs,
-                     attrs)
+    """Run the kernel on the inputs' arrays; its outputs as arrays of the inferred dtypes.
+
+    A bfloat16 op runs the float32 kernel: its bfloat16 inputs widened to float32 (exactly),
+    its results rounded to bfloat16 once by the output cast below; a view op's kernel gets
+    the bfloat16 array itself (a view must share its memory)."""
+    dtype = _kernel_dtype(op, inputs, attrs, specs[0], compute)
+    widen = False
+    if dtype is _BFLOAT16:
+        if device.type != "cpu":
+            raise dtypes.DTypeError(f"{op.name}: bfloat16 tensors are cpu only (cupy has no "
+                                    f"bfloat16 type); got device {device}")
+        dtype = dtypes.float32      # a view's kernel takes the bfloat16 array as it is
+        widen = not op.is_view
+    if widen:
+        compute = dtypes.float32 if compute is not None else None
+        if attrs.get("dtype") is _BFLOAT16:
+            attrs = dict(attrs, dtype=dtypes.float32)
+    kernel = _select(op, device, dtype, inputs, attrs)
     arrays = []
+    written = []        # (bfloat16 tensor, its widened array) the kernel updates in place
     for spec, x in zip(op.inputs, inputs):
         if isinstance(x, Tensor):
-            arrays.append(_cast(x._data, x.dtype, compute, spec.promote))
+            arrays.append(_widened(x, spec, written) if widen and x.dtype is _BFLOAT16 else
+                          _cast(x._data, x.dtype, compute, spec.promote))
+        elif isinstance(x, (list, tuple)) and spec.variadic and widen:
+            arrays.append([_widened(y, spec, written) if y.dtype is _BFLOAT16 else
+                           _cast(y._data, y.dtype, compute, spec.promote) for y in x])
         elif isinstance(x, (list, tuple)) and spec.variadic:
             arrays.append([y._data for y in x] if compute is None else
                           [_cast(y._data, y.dtype, compute, spec.promote) for y in x])
@@ -325,6 +345,8 @@ def _run_kernel(op, inputs, attrs, specs, device, compute):
             result = kernel(*arrays, **attrs)
     else:
         result = kernel(*arrays, **attrs)
+    for x, array in written:            # round the in-place results back into bfloat16
+        np.copyto(x._data, array, casting="unsafe")
     if result.__class__ is not tuple:
         result = (result,)
     outs = []
@@ -335,6 +357,15 @@ def _run_kernel(op, inputs, attrs, specs, device, compute):
             arr = arr.astype(dtype.np)
         outs.append(arr)
     return outs
+
+
+def _widened(x, spec, written):
+    """A bfloat16 tensor's array as float32 for a float32 kernel; noted in ``written`` when
+    the kernel updates that input in place (its result goes back into x)."""
+    array = x._data.astype(np.float32)
+    if spec.mutable:
+        written.append((x, array))
+    return array
 
 
 def _cast(array, dtype, compute, promote):
@@ -350,6 +381,7 @@ _wrap_int = dtypes.wrap_int
 _ndarray = np.ndarray
 _ufunc = np.ufunc
 _DType = dtypes.DType
+_BFLOAT16 = dtypes.bfloat16
 _make = Tensor._make
 _CPU = None
 _interpreter = [EagerInterpreter()]

@@ -1,15 +1,18 @@
 """Data types and PyTorch's type promotion rules.
 
-A ``DType`` wraps a numpy dtype (cupy uses the same dtype objects). Promotion follows
+A ``DType`` wraps a numpy dtype (cupy uses the same dtype objects); bfloat16's comes from
+ml_dtypes, as numpy has none. Promotion follows
 PyTorch: tensors with dimensions outrank zero-dim tensors, which outrank Python
 scalars, and a lower tier only matters when it belongs to a higher category
 (bool < integer < floating). So ``int32_tensor + 2.5`` is float32 (the default float),
 while ``float16_tensor + 2.5`` stays float16.
 """
+import ml_dtypes
 import numpy as np
 
 __all__ = [
-    "DType", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+    "DType", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+    "float32", "float64",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "as_dtype",
     "can_cast", "DTypeError",
 ]
@@ -49,7 +52,7 @@ class DType:
         self.category = category            # 0 bool, 1 integer, 2 floating
         self.rank = rank                    # position in the promotion lattice
         self.is_floating_point = category == 2
-        self.is_signed = self.np.kind in "if"
+        self.is_signed = self.np.kind in "if" or category == 2
 
     def __repr__(self):
         return f"minflow.{self.name}"
@@ -65,16 +68,22 @@ int16 = DType("int16", np.int16, 1, 3)
 int32 = DType("int32", np.int32, 1, 4)
 int64 = DType("int64", np.int64, 1, 5)
 float16 = DType("float16", np.float16, 2, 6)
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, 2, 6)
 float32 = DType("float32", np.float32, 2, 7)
 float64 = DType("float64", np.float64, 2, 8)
 
+# NOTE: kernels are registered for these (ALL, FLOATS...), not for bfloat16: a bfloat16 op
+# runs its float32 kernel on the inputs widened to float32 and rounds the results to
+# bfloat16 once (the dispatcher's _run_kernel), as torch's cpu kernels compute bfloat16 in
+# float; numpy has no bfloat16 arithmetic of its own.
 ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
 FLOATS = (float16, float32, float64)
 INTS = (uint8, int8, int16, int32, int64)
 NUMERIC = INTS + FLOATS
+EVERY = ALL + (bfloat16,)               # every dtype a tensor can have
 
-_by_np = {d.np: d for d in ALL}
-_by_name = {d.name: d for d in ALL}
+_by_np = {d.np: d for d in EVERY}
+_by_name = {d.name: d for d in EVERY}
 _by_name.update({"float": float32, "double": float64, "half": float16, "long": int64,
                  "int": int32, "short": int16, "bool_": bool})
 _default_float = [float32]
@@ -123,7 +132,7 @@ def as_dtype(value):
     except TypeError:
         found = None
     if found is None:
-        names = ", ".join(d.name for d in ALL)
+        names = ", ".join(d.name for d in EVERY)
         raise TypeError(f"unsupported dtype {value!r}; expected one of {names}")
     return found
 
@@ -133,7 +142,7 @@ def from_numpy_dtype(np_dtype):
     found = _by_np.get(np_dtype)
     if found is None:
         raise TypeError(f"numpy dtype {np_dtype} has no minflow dtype; "
-                        f"expected one of {', '.join(d.name for d in ALL)}")
+                        f"expected one of {', '.join(d.name for d in EVERY)}")
     return found
 
 
@@ -141,15 +150,20 @@ def promote_types(a, b):
     """The smallest dtype both ``a`` and ``b`` convert to (PyTorch's lattice).
 
     The lattice is a chain bool < uint8 < int8 < int16 < int32 < int64 < float16 < float32
-    < float64, except that uint8 and int8 hold each other's values only in int16.
+    < float64, except that uint8 and int8 hold each other's values only in int16, and
+    float16 and bfloat16 (beside it in the chain) only in float32.
 
     >>> minflow.promote_types(minflow.int64, minflow.float16)
     minflow.float16
     >>> minflow.promote_types(minflow.uint8, minflow.int8)
     minflow.int16
+    >>> minflow.promote_types(minflow.bfloat16, minflow.float16)
+    minflow.float32
     """
     if (a is uint8 and b is int8) or (a is int8 and b is uint8):
         return int16
+    if (a is float16 and b is bfloat16) or (a is bfloat16 and b is float16):
+        return float32
     return a if a.rank >= b.rank else b
 
 

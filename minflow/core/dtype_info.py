@@ -1,5 +1,6 @@
 """``finfo`` / ``iinfo``: the numeric limits of minflow's dtypes, as ``torch.finfo`` /
 ``torch.iinfo``."""
+import ml_dtypes
 import numpy as np
 
 from . import dtype as dtypes
@@ -34,7 +35,7 @@ class finfo:  # noqa: N801  (torch's name)
         if not dtype.is_floating_point:
             raise TypeError(f"finfo: expected a floating point dtype, got {dtype.name}; "
                             f"use minflow.iinfo for integer dtypes")
-        info = np.finfo(dtype.np)
+        info = (ml_dtypes.finfo if dtype is dtypes.bfloat16 else np.finfo)(dtype.np)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)

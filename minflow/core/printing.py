@@ -120,7 +120,7 @@ def tensor_str(arr, indent):
     """The bracketed values of a numpy array, as torch prints them."""
     if arr.size == 0:
         return "[]"
-    if arr.dtype == np.float16:
+    if arr.dtype == np.float16 or arr.dtype == dtypes.bfloat16.np:
         arr = arr.astype(np.float32)
     summarize = arr.size > THRESHOLD
     fmt = _Formatter(_summarized(arr) if summarize else arr)

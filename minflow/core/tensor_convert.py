@@ -33,6 +33,9 @@ class TensorConversion:
         if self.device.type != "cpu":
             raise TypeError(f"numpy: can't convert a {self.device} tensor to numpy; "
                             f"use tensor.cpu() first")
+        if self.dtype is dtypes.bfloat16:       # as torch: numpy has no bfloat16
+            raise TypeError("numpy: Got unsupported ScalarType BFloat16; convert with "
+                            ".float() first")
         return self._data
 
     def item(self):
@@ -289,6 +292,14 @@ class TensorConversion:
         tensor([1., 2.], dtype=minflow.float16)
         """
         return self.to(dtypes.float16)
+
+    def bfloat16(self):
+        """``self.to(minflow.bfloat16)`` (rounded to nearest even).
+
+        >>> minflow.tensor([1.0, 3.14159]).bfloat16()
+        tensor([1.0000, 3.1406], dtype=minflow.bfloat16)
+        """
+        return self.to(dtypes.bfloat16)
 
     def long(self):
         """``self.to(minflow.int64)`` (floats truncate toward zero).

@@ -92,8 +92,12 @@ def _find(node):
         or node.attrs.get("device") or node.outputs[0].device
     if device.type == "cuda":
         check_available(device)
-    kernel = find_kernel(op, device.type, _kernel_dtype(op, node, compute), node.inputs,
-                         _attrs(op, node))
+    dtype = _kernel_dtype(op, node, compute)
+    if dtype is dtypes.bfloat16:
+        raise dtypes.DTypeError(f"nn.Graph: {node.op}: bfloat16 runs in eager mode only "
+                                f"(compiled plans have no bfloat16 kernels); run this model "
+                                f"eagerly, or compile it in float16 or float32")
+    kernel = find_kernel(op, device.type, dtype, node.inputs, _attrs(op, node))
     return op, device, compute, kernel
 
 

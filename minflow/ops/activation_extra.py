@@ -21,7 +21,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _check_float(input, name):
-    if input.dtype not in dtypes.FLOATS:
+    if not input.dtype.is_floating_point:
         raise dtypes.DTypeError(f"{name}: expected input with dtype in [float16, float32, float64], "
                                 f"got {input.dtype.name}")
 

@@ -154,6 +154,7 @@ def check_dtype(x, allowed, name="input"):
     ...
     minflow.core.dtype.DTypeError: expected input with dtype in [float16, ...], got int64
     """
-    if x.dtype not in allowed:
+    if x.dtype not in allowed and not (x.dtype is dtypes.bfloat16 and dtypes.float32 in allowed):
+        # bfloat16 runs the float32 kernels (see core.dtype), so it goes where float32 goes
         raise dtypes.DTypeError(f"expected {name} with dtype in "
                                 f"[{', '.join(d.name for d in allowed)}], got {x.dtype.name}")

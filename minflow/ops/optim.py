@@ -102,7 +102,7 @@ def _tensor(x, name):
 
 def _check_param(param):
     _tensor(param, "param")
-    if param.dtype not in dtypes.FLOATS:
+    if not param.dtype.is_floating_point:
         raise TypeError(f"expected param with dtype in [float16, float32, float64], got "
                         f"{param.dtype.name}")
 
@@ -120,7 +120,7 @@ def _like_param(param, x, name, needed_for=None):
 
 def _check_step(step):
     _tensor(step, "step")
-    if step._data.shape != () or step.dtype not in dtypes.FLOATS:
+    if step._data.shape != () or not step.dtype.is_floating_point:
         raise RuntimeError(f"expected step to be a 0-d float tensor (the step count), got "
                            f"shape {list(step._data.shape)} and dtype {step.dtype.name}")
 
@@ -147,7 +147,7 @@ def run_update(op, inputs, attrs, mutable):
 
 
 def _check_lr(lr):
-    if lr._data.shape != () or lr.dtype not in dtypes.FLOATS:
+    if lr._data.shape != () or not lr.dtype.is_floating_point:
         raise RuntimeError(f"expected lr to be a float or a 0-d float tensor, got shape "
                            f"{list(lr._data.shape)} and dtype {lr.dtype.name}")
 

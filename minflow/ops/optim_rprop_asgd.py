@@ -72,7 +72,7 @@ def rprop_update(param, grad, prev, step_size, step, *, lr=0.01, etas=(0.5, 1.2)
 
 def _check_scalar_state(t, name):
     _tensor(t, name)
-    if t._data.shape != () or t.dtype not in dtypes.FLOATS:
+    if t._data.shape != () or not t.dtype.is_floating_point:
         raise RuntimeError(f"expected {name} to be a 0-d float tensor, got shape "
                            f"{list(t._data.shape)} and dtype {t.dtype.name}")
 

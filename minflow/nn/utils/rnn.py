@@ -99,6 +99,9 @@ class PackedSequence(namedtuple("PackedSequence",
     def half(self):
         return self.to(core.dtype.float16)
 
+    def bfloat16(self):
+        return self.to(core.dtype.bfloat16)
+
     def long(self):
         return self.to(core.dtype.int64)
 
