@@ -3,9 +3,8 @@ one of K categories, or counts of K categories over total_count draws, given pro
 logits over the last dim."""
 import math
 
-import numpy as np
-
 from ..core import dtype as dtypes
+from ..core.dtype_info import finfo
 from ..core.namespace import F
 from ..core.tensor import Size
 from . import constraints
@@ -97,7 +96,7 @@ class Categorical(Distribution):
         return log_pmf.gather(-1, value[..., :1]).squeeze(-1)
 
     def entropy(self):
-        min_real = float(np.finfo(self.logits.dtype.np).min)
+        min_real = finfo(self.logits.dtype).min
         return -(self.logits.clamp(min=min_real) * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):

@@ -2,9 +2,8 @@
 lazily computed parameters and the standard noise the reparameterized samplers use."""
 import numbers
 
-import numpy as np
-
 from ..core import dtype as dtypes
+from ..core.dtype_info import finfo
 from ..core.grad_mode import enable_grad
 from ..core.namespace import F
 from ..core.tensor import Size, Tensor
@@ -41,12 +40,12 @@ def broadcast_all(*values):
 
 def eps_of(dtype):
     """The machine epsilon of a float dtype (torch.finfo(dtype).eps)."""
-    return float(np.finfo(dtype.np).eps)
+    return finfo(dtype).eps
 
 
 def tiny_of(dtype):
     """The smallest normal number of a float dtype (torch.finfo(dtype).tiny)."""
-    return float(np.finfo(dtype.np).tiny)
+    return finfo(dtype).tiny
 
 
 def clamp_probs(probs):

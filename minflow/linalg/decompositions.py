@@ -6,10 +6,9 @@ The factorizations are ops (minflow/ops/decomposition.py); the rest are composit
 """
 import numbers
 
-import numpy as np
-
 from ..core import dtype as dtypes
 from ..core.dispatch import LinAlgError, apply
+from ..core.dtype_info import finfo
 from ..core.functional import public
 from ..core.grad_mode import is_grad_enabled
 from ..core.inplace import write_out
@@ -220,7 +219,7 @@ def _is_tensor(value):
 def _cutoff(S, atol, rtol, shape):
     """max(atol, rtol * max|S|) per matrix, shape (..., 1); rtol defaults to eps * max(m, n),
     or to 0 where atol > 0, as torch."""
-    default = float(np.finfo(S.dtype.np).eps) * max(shape[-2:])
+    default = finfo(S.dtype).eps * max(shape[-2:])
     atol, rtol = (F.unsqueeze(F.cast(t, S.dtype), -1) if _is_tensor(t) else t
                   for t in (atol, rtol))
     if rtol is None:

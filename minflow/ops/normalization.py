@@ -7,9 +7,8 @@ way for the normalisation itself. rms_norm and local_response_norm are composite
 """
 import math
 
-import numpy as np
-
 from ..core import dtype as dtypes
+from ..core.dtype_info import finfo
 from ..core.functional import public
 from ..core.grad_mode import no_grad
 from ..core.namespace import F
@@ -132,7 +131,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     _check_normalized_shape("rms_norm", input, shape, weight)
     x = F.cast(input, dtypes.float32) if input.dtype is dtypes.float16 else input
     if eps is None:
-        eps = float(np.finfo(x.dtype.name).eps)
+        eps = finfo(x.dtype).eps
     dims = tuple(range(-len(shape), 0))
     out = F.mul(x, F.rsqrt(F.add(F.mean(F.mul(x, x), dims, keepdim=True), eps)))
     out = F.cast(out, input.dtype)

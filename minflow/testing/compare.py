@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ..core import dtype as dtypes
+from ..core.dtype_info import finfo
 from ..core.namespace import F
 from ..core.tensor import Tensor
 
@@ -223,7 +224,7 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
             raise ValueError(f"make_tensor: low must be < high, got low={low} high={high}")
         result = minflow.randint(low, high, shape, dtype=dtype, device=device)
     if exclude_zero:
-        replacement = 1 if not dtype.is_floating_point else float(np.finfo(dtype.np).tiny)
+        replacement = 1 if not dtype.is_floating_point else finfo(dtype).tiny
         result = minflow.where(result == 0, minflow.full_like(result, replacement), result)
     if noncontiguous and result.numel() > 1:
         result = minflow.repeat_interleave(result.reshape(-1), 2)[::2].reshape(result.shape)

@@ -1,8 +1,8 @@
 """Grad functions of the gamma family and Bessel functions (ops/gamma.py): each the next
 function of the family, so every order of derivative exists."""
-import numpy as np
 
 from ...core.dispatch import apply
+from ...core.dtype_info import finfo
 from ...core.namespace import F
 from ...ops.gamma import I1, POLYGAMMA
 from ..node import GradFunction, register_grad
@@ -72,7 +72,7 @@ class I1Grad(GradFunction):
 
     def apply(self, ctx, grad_out):
         x, out = ctx.saved_tensors
-        eps = float(np.finfo(x.dtype.np).eps)
+        eps = finfo(x.dtype).eps
         not_tiny = F.gt(F.abs(x), eps)
         safe = F.where(not_tiny, x, eps)
         return grad_out * F.where(not_tiny, F.i0(safe) - out / safe, 0.5)

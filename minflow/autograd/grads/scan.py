@@ -1,6 +1,6 @@
 """Grad functions of the scans (ops/scan.py), as torch computes them."""
-import numpy as np
 
+from ...core.dtype_info import finfo
 from ...core.namespace import F
 from ..node import GradFunction, register_grad
 
@@ -22,7 +22,7 @@ class LogcumsumexpGrad(GradFunction):
         x, out = ctx.saved_tensors
         if x.ndim == 0:
             return grad_out
-        lowest = float(np.finfo(grad_out.dtype.np).min)
+        lowest = finfo(grad_out.dtype).min
         log_abs = F.log(F.abs(grad_out))
         parts = [F.where(keep, log_abs, lowest) - out
                  for keep in (F.gt(grad_out, 0), F.lt(grad_out, 0))]

@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import linalg
 from ...core.device import to_numpy
+from ...core.dtype_info import finfo
 from ...core.grad_mode import no_grad
 from ...core.namespace import F
 from ...core.tensor import Tensor
@@ -180,7 +181,7 @@ def _householder_product(A, tau):
 def _is_orthogonal(Q):
     n, k = Q.shape[-2], Q.shape[-1]
     eye = F.eye(k, dtype=Q.dtype, device=Q.device)
-    return F.allclose(Q.transpose(-1, -2) @ Q, eye, atol=10.0 * n * np.finfo(Q.dtype.np).eps)
+    return F.allclose(Q.transpose(-1, -2) @ Q, eye, atol=10.0 * n * finfo(Q.dtype).eps)
 
 
 def _householder_reflectors(Q):
