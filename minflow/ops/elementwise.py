@@ -266,7 +266,12 @@ def div(input, other, *, rounding_mode=None, out=None):
     >>> minflow.div(minflow.tensor([7, -7]), 2, rounding_mode="floor").tolist()
     [3, -4]
     """
-    result = apply(_div_op, (input, other), {"rounding_mode": rounding_mode})
+    if rounding_mode == "trunc" and dtypes.result_type(input, other) is dtypes.bfloat16:
+        # as torch: the quotient rounded to bfloat16 first, then truncated (the widened
+        # float32 kernel would truncate the exact quotient)
+        result = F.trunc(apply(_div_op, (input, other), {"rounding_mode": None}))
+    else:
+        result = apply(_div_op, (input, other), {"rounding_mode": rounding_mode})
     return result if out is None else write_out(result, out, "div")
 
 

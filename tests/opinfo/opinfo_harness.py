@@ -21,9 +21,10 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("expecttest")        # torch.testing._internal imports it
 from torch.testing._internal.common_methods_invocations import op_db    # noqa: E402
 
-DTYPES = {getattr(torch, d.name): d for d in minflow.core.dtype.ALL}
+DTYPES = {getattr(torch, d.name): d for d in minflow.core.dtype.EVERY}
 # absolute and relative tolerance per result dtype: numpy and torch round differently
-TOLERANCE = {"float16": (1e-3, 1e-3), "float32": (1e-5, 1.3e-5), "float64": (1e-7, 1e-7)}
+TOLERANCE = {"float16": (1e-3, 1e-3), "bfloat16": (1e-5, 1.6e-2), "float32": (1e-5, 1.3e-5),
+             "float64": (1e-7, 1e-7)}
 # ops whose values are random draws: only dtypes and shapes are compared
 RANDOM = {"bernoulli", "multinomial", "normal", "rand_like", "randint_like", "randn_like",
           "nn.functional.dropout", "nn.functional.dropout2d", "nn.functional.dropout3d",
@@ -88,7 +89,7 @@ def to_minflow(obj, storages=None):
         if obj.is_meta or obj.dim() > 64:        # numpy holds data and at most 64 dims
             raise Unconvertible(f"{obj.dim()}-d tensor on {obj.device}")
         if storages is None or obj.requires_grad:
-            result = minflow.tensor(obj.detach().cpu().numpy(), dtype=DTYPES[obj.dtype])
+            result = minflow.tensor(_numpy(obj), dtype=DTYPES[obj.dtype])
         else:
             result = minflow.from_numpy(_aliased_array(obj, storages))
         return result.requires_grad_() if obj.requires_grad else result
@@ -109,14 +110,21 @@ def to_minflow(obj, storages=None):
     return obj
 
 
+def _numpy(t):
+    """A torch tensor's values as a numpy array of its dtype (bfloat16: ml_dtypes')."""
+    t = t.detach().cpu()
+    if t.dtype is torch.bfloat16:
+        return t.view(torch.int16).numpy().view(minflow.bfloat16.np)
+    return t.numpy()
+
+
 def _aliased_array(t, storages):
     """t's elements as a numpy view, with t's strides, into one copy of its storage per
     torch storage (kept in ``storages``)."""
     storage = t.untyped_storage()
     key = (storage.data_ptr(), t.dtype)
     if key not in storages:
-        whole = torch.empty(0, dtype=t.dtype).set_(storage)
-        storages[key] = whole.numpy().copy()
+        storages[key] = _numpy(torch.empty(0, dtype=t.dtype).set_(storage)).copy()
     base = storages[key]
     return np.lib.stride_tricks.as_strided(
         base[t.storage_offset():], tuple(t.shape), tuple(s * base.itemsize for s in t.stride()))
@@ -166,8 +174,10 @@ def compare_tensor(expected, got, values, where):
         return [f"{where}: shape expected {tuple(expected.shape)}, got {tuple(got.shape)}"]
     if not values:
         return []
-    e, g = expected.numpy(force=True), got.detach().cpu().numpy()   # force: ZeroTensor grads
     atol, rtol = TOLERANCE.get(got.dtype.name, (0, 0))
+    if got.dtype is minflow.bfloat16:       # compared as float32, which holds it exactly
+        expected, got = expected.float(), got.float()
+    e, g = expected.numpy(force=True), got.detach().cpu().numpy()   # force: ZeroTensor grads
     if e.dtype.kind == "f":
         close = np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
     else:
