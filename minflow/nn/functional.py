@@ -13,6 +13,7 @@ from ..ops.distance import *  # noqa: F401,F403
 from ..ops.upsample import *  # noqa: F401,F403
 from ..ops.conv_transpose import *  # noqa: F401,F403
 from ..ops.pooling import *  # noqa: F401,F403
+from ..ops.fractional_pool import *  # noqa: F401,F403
 from ..ops.unpool import *  # noqa: F401,F403
 from ..ops.grid_sample import *  # noqa: F401,F403
 from ..ops.normalization import *  # noqa: F401,F403

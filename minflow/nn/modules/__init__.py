@@ -6,7 +6,8 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Conv
 from .pooling import (MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, MaxPool1d,
                       AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, LPPool1d, LPPool2d,
                       MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d, LPPool3d,
-                      MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+                      MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, FractionalMaxPool2d,
+                      FractionalMaxPool3d)
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .normalization import (LayerNorm, RMSNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d,
                             InstanceNorm3d, LocalResponseNorm)
@@ -43,7 +44,7 @@ from .lazy import (LazyModuleMixin, LazyLinear, LazyConv1d, LazyConv2d, LazyConv
                    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyInstanceNorm1d,
                    LazyInstanceNorm2d, LazyInstanceNorm3d)
 
-__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+__all__ = ["FractionalMaxPool2d", "FractionalMaxPool3d", "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d",
            "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout",
            "Dropout2d", "Embedding", "Flatten", "Unflatten", "ReLU", "LeakyReLU", "ELU", "GELU",

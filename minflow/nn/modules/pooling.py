@@ -1,7 +1,7 @@
 """Pooling layers: MaxPool2d, AvgPool2d, AdaptiveAvgPool2d and AdaptiveMaxPool2d over
 (N, C, H, W) or (C, H, W) inputs; MaxPool1d, AvgPool1d, AdaptiveAvgPool1d and
 AdaptiveMaxPool1d over (N, C, L) or (C, L); the 3-D pools over (N, C, D, H, W) or
-(C, D, H, W); LPPool1d/2d/3d; MaxUnpool1d/2d/3d."""
+(C, D, H, W); LPPool1d/2d/3d; MaxUnpool1d/2d/3d; FractionalMaxPool2d/3d."""
 from ...core.namespace import F
 from .. import functional as nnF
 from .conv import _ntuple
@@ -10,7 +10,8 @@ from .module import Module
 __all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d",
            "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
            "LPPool1d", "LPPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
-           "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+           "AdaptiveMaxPool3d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+           "FractionalMaxPool2d", "FractionalMaxPool3d"]
 
 
 class MaxPool2d(Module):
@@ -331,3 +332,59 @@ class MaxUnpool3d(_MaxUnpoolNd):
     """
 
     _dims = 3
+
+
+def _repeat(value, n):
+    """A number as an n-tuple of it; a sequence as a tuple (checked by the functional)."""
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+class _FractionalMaxPoolNd(Module):
+    """Fractional max pooling (nn.functional.fractional_max_pool2d/3d) to ``output_size``
+    or ``output_ratio`` of the input; ``_random_samples`` (a buffer when given) fixes the
+    window strides, else they are drawn at each call."""
+
+    dims = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None,
+                 return_indices=False, _random_samples=None):
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size = _repeat(kernel_size, self.dims)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = None if output_size is None else _repeat(output_size, self.dims)
+        self.output_ratio = None if output_ratio is None else _repeat(output_ratio, self.dims)
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             f"ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        pool = nnF.fractional_max_pool2d if self.dims == 2 else nnF.fractional_max_pool3d
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                    self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling over (N, C, H, W) or (C, H, W) input.
+
+    >>> pool = minflow.nn.FractionalMaxPool2d(2, output_ratio=0.5)
+    >>> pool(minflow.ones(1, 3, 8, 8)).shape
+    minflow.Size([1, 3, 4, 4])
+    """
+
+    dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling over (N, C, T, H, W) or (C, T, H, W) input.
+
+    >>> minflow.nn.FractionalMaxPool3d(2, output_size=3)(minflow.ones(2, 5, 5, 5)).shape
+    minflow.Size([2, 3, 3, 3])
+    """
+
+    dims = 3
