@@ -147,9 +147,9 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
 
     fractional_max_pool2d over (N, C, T, H, W) or (C, T, H, W) input.
 
-    >>> x = minflow.arange(8.0).reshape(1, 2, 2, 2)
+    >>> x = minflow.arange(27.0).reshape(1, 3, 3, 3)
     >>> minflow.nn.functional.fractional_max_pool3d(x, 2, output_size=1).tolist()
-    [[[[7.0]]]]
+    [[[[26.0]]]]
     """
     return _pool("fractional_max_pool3d", input, kernel_size, output_size, output_ratio,
                  return_indices, _random_samples, 3)
@@ -159,7 +159,13 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None,
                                        output_ratio=None, return_indices=False,
                                        _random_samples=None):
-    """fractional_max_pool2d with return_indices=True: (values, indices)."""
+    """fractional_max_pool2d with return_indices=True: (values, indices), each index a
+    position in its input plane (row * width + column).
+
+    >>> x = minflow.arange(16.0).reshape(1, 1, 4, 4)
+    >>> minflow.nn.functional.fractional_max_pool2d_with_indices(x, 2, 2)[1].tolist()
+    [[[[5, 7], [13, 15]]]]
+    """
     return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
                                  _random_samples)
 
@@ -168,6 +174,12 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None,
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None,
                                        output_ratio=None, return_indices=False,
                                        _random_samples=None):
-    """fractional_max_pool3d with return_indices=True: (values, indices)."""
+    """fractional_max_pool3d with return_indices=True: (values, indices), each index a
+    position in its input volume.
+
+    >>> x = minflow.arange(27.0).reshape(1, 3, 3, 3)
+    >>> minflow.nn.functional.fractional_max_pool3d_with_indices(x, 2, 1)[1].tolist()
+    [[[[26]]]]
+    """
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
                                  _random_samples)
