@@ -83,6 +83,15 @@ class TensorAutograd:
         return self._grad_fn
 
     @property
+    def output_nr(self):
+        """Which output of its ``grad_fn`` this tensor is (0 for a leaf).
+
+        >>> minflow.ones(2, requires_grad=True).exp().output_nr
+        0
+        """
+        return self._output_nr
+
+    @property
     def is_leaf(self):
         """Whether no recorded op made this tensor (``grad_fn is None``).
 

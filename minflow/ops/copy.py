@@ -1,6 +1,8 @@
 """Ops that copy or convert a tensor: clone, contiguous, cast (dtype), to_device."""
 import math
 
+import numpy as np
+
 from ..core import dtype as dtypes
 from ..core.device import Device, array_module
 from ..core.functional import generate_function, public, tensor_method
@@ -157,6 +159,67 @@ def detach_(input):
     True
     """
     return input.detach_()
+
+
+@tensor_method("apply_")
+def apply_(self, callable):
+    """Replace each element ``x`` of this cpu tensor by ``callable(x)`` (a Python number
+    function, called once per element: slow, for small tensors), in place.
+
+    >>> minflow.arange(3).apply_(lambda v: v * 2.7)
+    tensor([0, 2, 5])
+    """
+    return _map_elements("apply_", self, (), callable)
+
+
+@tensor_method("map_")
+def map_(self, tensor, callable):
+    """``self[i] = callable(self[i], tensor[i])`` for each element, ``tensor`` broadcast to
+    self's shape; cpu only, in place.
+
+    >>> minflow.zeros(2).map_(minflow.tensor([1.0, 2.0]), lambda a, b: a + 2 * b)
+    tensor([2., 4.])
+    """
+    return _map_elements("map_", self, (tensor,), callable)
+
+
+@tensor_method("map2_")
+def map2_(self, x, y, callable):
+    """``self[i] = callable(self[i], x[i], y[i])``, x and y broadcast to self's shape.
+
+    >>> minflow.ones(2).map2_(minflow.tensor([1.0, 2.0]), minflow.tensor(3.0), max)
+    tensor([3., 3.])
+    """
+    return _map_elements("map2_", self, (x, y), callable)
+
+
+def _map_elements(name, self, others, fn):
+    if self.device.type != "cpu":
+        raise RuntimeError(f"{name}: only cpu tensors are supported, got {self.device}")
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                           f"var.detach().{name}() instead.")
+    if not callable(fn):
+        raise TypeError(f"{name}: expected a callable, got {type(fn).__name__}")
+    arrays = [F.expand(t, tuple(self.shape))._data for t in others]
+    values = [fn(*(a.item() for a in items))
+              for items in zip(self._data.reshape(-1), *(a.reshape(-1) for a in arrays))]
+    self._data[...] = np.array(values).astype(self.dtype.np).reshape(self._data.shape)
+    if self._version is not None:
+        self._version[0] += 1
+    return self
+
+
+@tensor_method("dim_order")
+def dim_order(self, *, ambiguity_check=False):
+    """The dims from outermost to innermost in memory (by stride), as torch's: (0, 1, ...)
+    for a contiguous tensor, (0, 2, 3, 1) for a channels-last image batch.
+
+    >>> minflow.ones(2, 3).t().dim_order()
+    (1, 0)
+    """
+    strides = self.stride()
+    return tuple(sorted(range(self.ndim), key=lambda d: -strides[d]))
 
 
 @tensor_method("resize_")

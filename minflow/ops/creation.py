@@ -439,6 +439,41 @@ def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
     return empty(*size, **_new_kwargs(self, dtype, device, requires_grad))
 
 
+@public
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """empty_strided(size, stride, *, dtype=None, device=None) -> Tensor (uninitialised)
+
+    A tensor of ``size`` laid out with ``stride`` (in elements) over memory of its own.
+
+    >>> minflow.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"empty_strided: dimensionality of sizes ({len(size)}) must match "
+                           f"dimensionality of strides ({len(stride)})")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"empty_strided: expected non-negative strides, got {list(stride)}")
+    extent = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    base = empty(extent, dtype=dtype, device=device)
+    xp = array_module(base.device.type)
+    itemsize = base.dtype.itemsize
+    array = xp.lib.stride_tricks.as_strided(base._data, size,
+                                            tuple(s * itemsize for s in stride))
+    out = Tensor._make(array, base.dtype, base.device)
+    return out.requires_grad_() if requires_grad else out
+
+
+@tensor_method("new_empty_strided")
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    """``empty_strided(size, stride)`` with ``self``'s dtype and device unless given.
+
+    >>> minflow.ones(1, dtype=minflow.float64).new_empty_strided((2, 2), (1, 2)).dtype
+    minflow.float64
+    """
+    return empty_strided(size, stride, **_new_kwargs(self, dtype, device, requires_grad))
+
+
 @tensor_method("new_full")
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """``full(size, fill_value)`` with ``self``'s dtype and device unless given.

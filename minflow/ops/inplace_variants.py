@@ -154,3 +154,30 @@ def fill_diagonal_(input, fill_value, wrap=False):
         value = F.full((), fill_value, dtype=target.dtype, device=target.device)
         return F.reshape(F.index_put(flat, (index,), value), tuple(target.shape))
     return inplace(filled, "fill_diagonal_", input)
+
+
+@public(method=True)
+def put(input, index, source, accumulate=False):
+    """put(input, index, source, accumulate=False) -> Tensor
+
+    ``input`` with the elements at ``index`` (positions in input read as 1-D, row-major;
+    negative from the end) replaced by ``source``'s (summed into them with accumulate).
+
+    >>> minflow.put(minflow.zeros(2, 2), minflow.tensor([0, 3]), minflow.tensor([1.0, 2.0]))
+    tensor([[1., 0.],
+            [0., 2.]])
+    """
+    if not isinstance(index, Tensor) or index.dtype is not dtypes.int64:
+        got = index.dtype.name if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"put(): Expected a long tensor for index, but got {got}")
+    if not isinstance(source, Tensor) or source.numel() != index.numel():
+        count = source.numel() if isinstance(source, Tensor) else type(source).__name__
+        raise IndexError(f"put(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {count}, index.numel() = "
+                         f"{index.numel()}")
+    flat = F.reshape(input, (-1,))
+    return F.reshape(F.index_put(flat, (F.reshape(index, (-1,)),), F.reshape(source, (-1,)),
+                                 accumulate), tuple(input.shape))
+
+
+make_inplace(put, "put_")

@@ -370,3 +370,36 @@ def test_torch_module_paths_for_generators_and_hook_handles():
     assert minflow.random.default_generator is minflow.default_generator
     handle = minflow.nn.Linear(1, 1).register_forward_hook(lambda *a: None)
     assert isinstance(handle, minflow.utils.hooks.RemovableHandle)
+
+
+def test_put_apply_map_dim_order_empty_strided_as_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (torch, minflow):
+        t = lib.arange(6.0).reshape(2, 3)
+        got = [lib.put(t, lib.tensor([0, -1]), lib.tensor([9.0, 8.0])).tolist(),
+               t.clone().put_(lib.tensor([1, 1]), lib.tensor([1.0, 2.0]), accumulate=True)
+               .tolist(),
+               t.t().clone().put_(lib.tensor([1]), lib.tensor([-1.0])).tolist(),
+               t.clone().apply_(lambda v: v * 2).tolist(),
+               t.clone().map_(lib.tensor([1.0, 2.0, 3.0]), lambda a, b: a + b).tolist(),
+               t.clone().map2_(lib.ones(3), lib.full((2, 1), 2.0), lambda a, b, c: a + b * c)
+               .tolist(),
+               lib.ones(2, 3, 4, 5).contiguous(memory_format=lib.channels_last).dim_order(),
+               lib.empty_strided((2, 3), (1, 2)).stride(),
+               lib.ones(2).new_empty_strided((2, 2), (1, 2)).stride(),
+               lib.ones(2, requires_grad=True).exp().output_nr]
+        if lib is torch:
+            expected = got
+    assert got == expected
+    with pytest.raises(RuntimeError, match="Expected a long tensor for index"):
+        minflow.put(minflow.zeros(3), minflow.tensor([1.0]), minflow.tensor([1.0]))
+    with pytest.raises(IndexError, match="same number of elements"):
+        minflow.put(minflow.zeros(3), minflow.tensor([1]), minflow.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="requires grad"):
+        minflow.ones(2, requires_grad=True).apply_(abs)
+    with pytest.raises(RuntimeError, match="dimensionality of sizes"):
+        minflow.empty_strided((2, 3), (1,))
+    x = minflow.ones(3, requires_grad=True)
+    source = minflow.tensor([5.0], requires_grad=True)
+    minflow.put(x, minflow.tensor([0]), source).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 1.0] and source.grad.tolist() == [1.0]
