@@ -17,13 +17,15 @@ from .core.memory_format import (memory_format, contiguous_format, channels_last
                                  channels_last_3d, preserve_format)
 from .core.flags import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,
                          is_deterministic_algorithms_warn_only_enabled,
-                         set_float32_matmul_precision, get_float32_matmul_precision)
+                         set_float32_matmul_precision, get_float32_matmul_precision,
+                         set_flush_denormal)
 from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .core.random import (Generator, manual_seed, initial_seed, seed, default_generator,
                           get_rng_state, set_rng_state)
 from .core.tensor import Size, Tensor
 from .core.legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
-                          ShortTensor, CharTensor, ByteTensor, BoolTensor)
+                          ShortTensor, CharTensor, ByteTensor, BoolTensor,
+                          set_default_tensor_type)
 from .core import dispatch as _dispatch
 from . import kernels as _kernels
 from . import autograd
@@ -43,6 +45,7 @@ from . import distributed, jit, multiprocessing, profiler
 from .serialization import save, load
 from .compiler import compile  # noqa: A004  (torch.compile)
 from .core.printing import set_printoptions
+from .ops import control_flow as _control_flow  # noqa: F401  (cond, while_loop)
 from .core.threads import get_num_threads, set_num_threads
 from .autograd.anomaly import (is_anomaly_check_nan_enabled, is_anomaly_enabled,
                                set_anomaly_enabled)

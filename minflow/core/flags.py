@@ -8,7 +8,7 @@ import warnings
 
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
-           "get_float32_matmul_precision"]
+           "get_float32_matmul_precision", "set_flush_denormal"]
 
 _state = {"deterministic": False, "warn_only": False, "matmul_precision": "highest"}
 _PRECISIONS = ("highest", "high", "medium")
@@ -75,3 +75,16 @@ def get_float32_matmul_precision():
     'highest'
     """
     return _state["matmul_precision"]
+
+
+def set_flush_denormal(mode):
+    """Ask for denormal floats to be flushed to zero; False: minflow cannot (numpy gives no
+    control of the cpu's flush-to-zero mode), and nothing changes. torch returns False too
+    where the cpu lacks the mode.
+
+    >>> minflow.set_flush_denormal(True)
+    False
+    """
+    if not isinstance(mode, bool):
+        raise TypeError(f"set_flush_denormal: expected a bool, got {type(mode).__name__}")
+    return False

@@ -11,7 +11,7 @@ import numbers
 from . import dtype as dtypes
 from .tensor import Size, Tensor
 
-__all__ = ["legacy_new", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
+__all__ = ["set_default_tensor_type", "legacy_new", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
            "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
 
 
@@ -67,3 +67,33 @@ ShortTensor = _typed("ShortTensor", dtypes.int16)
 CharTensor = _typed("CharTensor", dtypes.int8)
 ByteTensor = _typed("ByteTensor", dtypes.uint8)
 BoolTensor = _typed("BoolTensor", dtypes.bool)
+
+
+def set_default_tensor_type(t):
+    """torch's older way to set the default dtype (and, with a cuda type, the default
+    device): ``set_default_tensor_type(minflow.DoubleTensor)`` or a name such as
+    "torch.cuda.FloatTensor". Only floating types are allowed, as torch.
+
+    >>> minflow.set_default_tensor_type("torch.DoubleTensor")
+    >>> minflow.tensor([1.0]).dtype
+    minflow.float64
+    >>> minflow.set_default_tensor_type(minflow.FloatTensor)
+    """
+    import warnings
+    from .device import set_default_device
+    name = t if isinstance(t, str) else getattr(t, "__name__", None)
+    if not isinstance(name, str):
+        raise TypeError(f"set_default_tensor_type: expected a tensor type or its name, got "
+                        f"{type(t).__name__}")
+    cuda = ".cuda." in name
+    kind = name.rsplit(".", 1)[-1]
+    dtype = {"FloatTensor": dtypes.float32, "DoubleTensor": dtypes.float64,
+             "HalfTensor": dtypes.float16, "BFloat16Tensor": dtypes.bfloat16}.get(kind)
+    if dtype is None:
+        raise TypeError(f"set_default_tensor_type: only floating-point types are supported as "
+                        f"the default type, got {name}")
+    warnings.warn("set_default_tensor_type() is deprecated (as in torch); use "
+                  "minflow.set_default_dtype() and minflow.set_default_device() instead",
+                  UserWarning, stacklevel=2)
+    dtypes.set_default_dtype(dtype)
+    set_default_device("cuda" if cuda else None)

@@ -38,6 +38,20 @@ class TensorConversion:
                             ".float() first")
         return self._data
 
+    def __dlpack__(self, stream=None, **kwargs):
+        """The DLPack capsule of this tensor's data (torch.from_dlpack, numpy.from_dlpack
+        and cupy.from_dlpack take minflow tensors through it, sharing memory)."""
+        _refuse_lazy(self, "__dlpack__")
+        if self._requires_grad:
+            raise RuntimeError("__dlpack__: can't export a tensor that requires grad; use "
+                               "tensor.detach()")
+        if stream is None and not kwargs:
+            return self._data.__dlpack__()
+        return self._data.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
     def item(self):
         """The value of a one-element tensor as a Python number.
 

@@ -169,3 +169,28 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     out = _transposed(fn, input, weight, bias, stride, padding,
                       _pair(fn, "output_padding", output_padding, 3), groups, dilation)
     return _unbatched(out, squeeze)
+
+
+@public
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups):
+    """convolution(input, weight, bias, stride, padding, dilation, transposed,
+    output_padding, groups) -> Tensor: torch's generic entry, the conv (or transposed conv)
+    of input's rank, 1-D to 3-D.
+
+    >>> x, w = minflow.ones(1, 1, 4, 4), minflow.ones(1, 1, 3, 3)
+    >>> minflow.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1).shape
+    minflow.Size([1, 1, 2, 2])
+    """
+    dims = weight.ndim - 2
+    if dims not in (1, 2, 3):
+        raise RuntimeError(f"convolution: expected a 3-D, 4-D or 5-D weight, got shape "
+                           f"{list(weight.shape)}")
+    if transposed:
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[dims - 1]
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    if any(output_padding):
+        raise RuntimeError("convolution: output_padding is only used by transposed "
+                           "convolutions; got non-zero output_padding with transposed=False")
+    fn = (F.conv1d, F.conv2d, F.conv3d)[dims - 1]
+    return fn(input, weight, bias, stride, padding, dilation, groups)

@@ -1,5 +1,6 @@
 """Creation ops (full, arange, linspace, eye, random draws) and the factory functions."""
 import math
+import warnings
 
 import numpy as np
 
@@ -697,6 +698,60 @@ def _asarray_data(obj, dtype, device, copy):
                              f"{result.dtype.name} as dtype {dtype.name} on {device}")
         result = result.to(device=device, dtype=dtype or result.dtype)
     return result
+
+
+@public
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False) -> Tensor
+
+    A 1-D tensor over an object exposing the buffer protocol (bytes, bytearray, memoryview,
+    array.array...), sharing its memory: ``count`` elements of ``dtype`` (-1: all) from byte
+    ``offset``. A read-only buffer gives a read-only tensor, with torch's warning.
+
+    >>> import array
+    >>> minflow.frombuffer(array.array("f", [1.0, 2.0, 3.0]), dtype=minflow.float32, offset=4)
+    tensor([2., 3.])
+    """
+    dtype = dtypes.as_dtype(dtype)
+    view = memoryview(buffer)
+    if view.nbytes == 0 or offset < 0 or offset >= view.nbytes:
+        raise ValueError(f"frombuffer: both buffer length ({view.nbytes}) and offset ({offset}) "
+                         f"must be non-negative, with offset less than the length")
+    if count == 0 or count < -1:
+        raise ValueError(f"frombuffer: count must be -1 or positive, got {count}")
+    if view.readonly:
+        warnings.warn("frombuffer: the given buffer is not writable; the tensor shares its "
+                      "memory and cannot be written to", UserWarning, stacklevel=2)
+    try:
+        array = np.frombuffer(view, dtype=dtype.np, count=count, offset=offset)
+    except ValueError as err:
+        raise ValueError(f"frombuffer: {err}") from None
+    out = Tensor._make(array, dtype, Device("cpu"))
+    return out.requires_grad_() if requires_grad else out
+
+
+@public
+def from_dlpack(ext_tensor):
+    """from_dlpack(ext_tensor) -> Tensor sharing memory with an array of another library
+    (a torch tensor, a numpy or cupy array: anything with ``__dlpack__``), on its device.
+
+    >>> minflow.from_dlpack(np.arange(3.0)).tolist()
+    [0.0, 1.0, 2.0]
+    """
+    if not hasattr(ext_tensor, "__dlpack__"):
+        raise TypeError(f"from_dlpack: expected an object with __dlpack__ (a tensor or array "
+                        f"of another library), got {type(ext_tensor).__name__}")
+    device_type, index = ext_tensor.__dlpack_device__()
+    if device_type == 1:                        # kDLCPU
+        array, device = np.from_dlpack(ext_tensor), Device("cpu")
+    elif device_type == 2:                      # kDLCUDA
+        device = Device("cuda", int(index))
+        check_available(device)
+        array = array_module("cuda").from_dlpack(ext_tensor)
+    else:
+        raise RuntimeError(f"from_dlpack: unsupported DLPack device type {device_type} (minflow "
+                           f"has cpu and cuda)")
+    return Tensor._make(array, _numpy_dtype(array.dtype, "from_dlpack"), device)
 
 
 @public

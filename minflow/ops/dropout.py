@@ -13,6 +13,7 @@ from ..core.namespace import F
 from .nn import dropout_scale
 
 __all__ = ["dropout1d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
+# (torch's top-level feature_dropout and the in-place dropout_ forms are minflow.* only)
 
 # -SELU_SCALE * SELU_ALPHA: the value SELU saturates to, where alpha dropout sets inputs
 ALPHA = 1.7580993408473766
@@ -125,3 +126,43 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
         return _inplace(feature_alpha_dropout, "feature_alpha_dropout", input, p, training)
     noise = _channel_noise(input) if input.ndim >= 2 else tuple(input.shape)
     return _alpha("feature_alpha_dropout", input, p, training, noise)
+
+
+@public
+def feature_dropout(input, p, train):
+    """feature_dropout(input, p, train) -> Tensor: torch's top-level channel dropout, whole
+    (n, c) slices of an (N, C, *) input zeroed with probability ``p``, the rest scaled by
+    1 / (1 - p); the identity when not ``train``.
+
+    >>> minflow.feature_dropout(minflow.ones(2, 3, 4), 0.5, False).shape
+    minflow.Size([2, 3, 4])
+    """
+    _check_p("feature_dropout", p)
+    if input.ndim < 2:
+        raise RuntimeError(f"feature_dropout: Feature dropout requires at least 2 dimensions in "
+                           f"the input, got shape {list(input.shape)}")
+    if not train or p == 0:
+        return input
+    return F.mul(input, F.mul(_keep(input, _channel_noise(input), p), dropout_scale(p)))
+
+
+def _in_place(fn, name, doc):
+    def method(input, p, train):
+        return _inplace(fn, name, input, p, train)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = doc
+    public(method, name=name)
+
+
+_in_place(F.dropout, "dropout_", "dropout_(input, p, train) -> input, dropout in place.\n\n"
+          ">>> minflow.dropout_(minflow.ones(2), 0.5, False).tolist()\n[1.0, 1.0]")
+_in_place(alpha_dropout, "alpha_dropout_", "alpha_dropout_(input, p, train) -> input, "
+          "alpha dropout in place.\n\n>>> minflow.alpha_dropout_(minflow.ones(2), 0.5, "
+          "False).tolist()\n[1.0, 1.0]")
+_in_place(feature_dropout, "feature_dropout_", "feature_dropout_(input, p, train) -> input, "
+          "feature dropout in place.\n\n>>> minflow.feature_dropout_(minflow.ones(2, 2), 0.5, "
+          "False).tolist()\n[[1.0, 1.0], [1.0, 1.0]]")
+_in_place(feature_alpha_dropout, "feature_alpha_dropout_", "feature_alpha_dropout_(input, p, "
+          "train) -> input, feature alpha dropout in place.\n\n>>> "
+          "minflow.feature_alpha_dropout_(minflow.ones(2, 2), 0.5, False).tolist()\n"
+          "[[1.0, 1.0], [1.0, 1.0]]")

@@ -433,6 +433,27 @@ def take_along_dim(input, indices, dim=None):
     return gather(F.expand(input, sizes[0]), dim, F.expand(indices, sizes[1]))
 
 
+@public
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero_static(input, *, size, fill_value=-1) -> Tensor of shape (size, ndim)
+
+    nonzero's coordinates cut or padded with ``fill_value`` rows to exactly ``size`` rows
+    (a shape known in advance).
+
+    >>> minflow.nonzero_static(minflow.tensor([0, 1, 0, 2]), size=3).tolist()
+    [[1], [3], [-1]]
+    """
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be a non-negative int, got {size!r}")
+    coords = nonzero(input)[:size]
+    missing = size - coords.shape[0]
+    if missing:
+        pad = F.full((missing, coords.shape[1]), fill_value, dtype=coords.dtype,
+                     device=coords.device)
+        coords = F.cat([coords, pad])
+    return coords
+
+
 @public(method=True)
 def nonzero(input, *, as_tuple=False):
     """nonzero(input, *, as_tuple=False) -> Tensor of shape (count, ndim), int64

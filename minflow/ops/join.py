@@ -397,3 +397,8 @@ def _pad_positions(n, before, after):
 
 _PAD_INDEX = {"reflect": _reflect_index, "replicate": _replicate_index,
               "circular": _circular_index}
+
+
+# torch's "unsafe" spellings: the same views (minflow has no unsafe variant to be)
+public(split, name="unsafe_split", method=True)
+public(chunk, name="unsafe_chunk", method=True)

@@ -110,3 +110,6 @@ def split_with_sizes(input, split_sizes, dim=0):
         raise TypeError(f"split_with_sizes: expected split_sizes to be a list of ints, got "
                         f"{type(split_sizes).__name__}")
     return F.split(input, list(split_sizes), dim)
+
+
+public(split_with_sizes, name="unsafe_split_with_sizes", method=True)    # torch's spelling

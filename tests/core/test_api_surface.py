@@ -403,3 +403,72 @@ def test_put_apply_map_dim_order_empty_strided_as_torch():
     source = minflow.tensor([5.0], requires_grad=True)
     minflow.put(x, minflow.tensor([0]), source).sum().backward()
     assert x.grad.tolist() == [0.0, 1.0, 1.0] and source.grad.tolist() == [1.0]
+
+
+def test_control_flow_nonzero_static_and_unsafe_splits_as_torch():
+    torch = pytest.importorskip("torch")
+    results = {}
+    for lib in (torch, minflow):
+        x = lib.arange(6.0)
+        results[lib.__name__] = [
+            lib.cond(x.sum() > 10, lambda t: t + 1, lambda t: t - 1, (x,)).tolist(),
+            lib.cond(False, lambda t: t + 1, lambda t: t - 1, [x]).tolist(),
+            [v.tolist() for v in lib.while_loop(lambda i, t: i < 3, lambda i, t: (i + 1, t * 2),
+                                                (lib.tensor(0), lib.ones(2)))],
+            lib.nonzero_static(lib.tensor([0, 1, 0, 2]), size=3).tolist(),
+            lib.nonzero_static(lib.tensor([[1, 0], [1, 1]]), size=2, fill_value=7).tolist(),
+            [t.tolist() for t in lib.unsafe_split(x, 4)],
+            [t.tolist() for t in lib.unsafe_chunk(x, 3)],
+            [t.tolist() for t in x.unsafe_split_with_sizes([1, 5])],
+        ]
+    assert results["minflow"] == results["torch"]
+    with pytest.raises(RuntimeError, match="Expected pred to be bool or single-element"):
+        minflow.cond(minflow.tensor([True, False]), abs, abs, (minflow.ones(1),))
+
+
+def test_dlpack_and_frombuffer_share_memory():
+    torch = pytest.importorskip("torch")
+    t = torch.arange(4.0)
+    m = minflow.from_dlpack(t)
+    m[0] = 9.0
+    assert t.tolist() == [9.0, 1.0, 2.0, 3.0]              # one memory, both ways
+    x = minflow.arange(3.0)
+    torch.from_dlpack(x)[1] = 7.0
+    assert x.tolist() == [0.0, 7.0, 2.0]
+    with pytest.raises(RuntimeError, match="requires grad"):
+        torch.from_dlpack(minflow.ones(1, requires_grad=True))
+    buffer = bytearray(np.arange(4, dtype=np.float32).tobytes())
+    view = minflow.frombuffer(buffer, dtype=minflow.float32, count=2, offset=4)
+    view.mul_(10)
+    assert view.tolist() == [10.0, 20.0] and np.frombuffer(buffer, np.float32)[1] == 10.0
+    with pytest.warns(UserWarning, match="not writable"):
+        minflow.frombuffer(b"\x01\x02", dtype=minflow.uint8)
+    with pytest.raises(ValueError, match="offset"):
+        minflow.frombuffer(buffer, dtype=minflow.float32, offset=16)
+
+
+def test_generic_convolution_dropout_forms_and_legacy_defaults():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    x, w, wt = (rng.standard_normal(s).astype(np.float32)
+                for s in ((1, 2, 5, 5), (3, 2, 3, 3), (2, 3, 3, 3)))
+    for weight, transposed, output_padding in ((w, False, [0, 0]), (wt, True, [1, 1])):
+        args = ([2, 2] if transposed else [1, 1], [1, 1], [1, 1], transposed, output_padding, 1)
+        ours = minflow.convolution(minflow.tensor(x), minflow.tensor(weight), None, *args)
+        theirs = torch.convolution(torch.tensor(x), torch.tensor(weight), None, *args)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-5)
+    y = minflow.ones(4, 3, 2)
+    assert minflow.feature_dropout_(y, 0.5, True) is y
+    channels = y[:, :, 0]
+    assert set(channels.reshape(-1).tolist()) <= {0.0, 2.0}
+    assert minflow.equal(y[:, :, 0], y[:, :, 1])             # whole channels at once
+    assert minflow.dropout_(minflow.ones(3), 0.5, False).tolist() == [1.0, 1.0, 1.0]
+    assert minflow.set_flush_denormal(True) is False
+    try:
+        with pytest.warns(UserWarning, match="deprecated"):
+            minflow.set_default_tensor_type("torch.DoubleTensor")
+        assert minflow.tensor([1.0]).dtype is minflow.float64
+    finally:
+        minflow.set_default_dtype(minflow.float32)
+    with pytest.raises(TypeError, match="only floating-point types"):
+        minflow.set_default_tensor_type(minflow.LongTensor)
