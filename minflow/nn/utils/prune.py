@@ -195,8 +195,9 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` entries (a count, or a fraction of all) chosen at random."""
+class _Unstructured(BasePruningMethod):
+    """Prunes ``amount`` entries (a count, or a fraction of all), the ones ``_chosen``
+    picks: their flat indices."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -208,31 +209,26 @@ class RandomUnstructured(BasePruningMethod):
         count = _count_to_prune(self.amount, t.numel())
         mask = default_mask.clone()
         if count:
-            chosen = F.topk(F.rand_like(t).reshape(-1), count).indices
-            mask.view(-1)[chosen] = 0
+            mask.view(-1)[self._chosen(t, count)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes ``amount`` entries chosen at random."""
+
+    def _chosen(self, t, count):
+        return F.topk(F.rand_like(t).reshape(-1), count).indices
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the ``amount`` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _check_amount(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        count = _count_to_prune(self.amount, t.numel())
-        mask = default_mask.clone()
-        if count:
-            smallest = F.topk(F.abs(t).reshape(-1), count, largest=False).indices
-            mask.view(-1)[smallest] = 0
-        return mask
+    def _chosen(self, t, count):
+        return F.topk(F.abs(t).reshape(-1), count, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
