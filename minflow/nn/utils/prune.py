@@ -235,14 +235,11 @@ class L1Unstructured(_Unstructured):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
-class RandomStructured(BasePruningMethod):
-    """Prunes ``amount`` whole channels along ``dim``, chosen at random."""
+class _Structured(BasePruningMethod):
+    """Prunes ``amount`` whole channels along ``dim``: the mask keeps the channels
+    ``_kept`` picks (indices or a bool mask), on top of the mask so far."""
 
     PRUNING_TYPE = "structured"
-
-    def __init__(self, amount, dim=-1):
-        _check_amount(amount)
-        self.amount, self.dim = amount, dim
 
     def compute_mask(self, t, default_mask):
         _check_structured(t, self.dim)
@@ -250,34 +247,37 @@ class RandomStructured(BasePruningMethod):
         count = _count_to_prune(self.amount, channels)
         if count == 0:
             return default_mask
-        prob = F.rand(channels)
-        kept = prob > F.kthvalue(prob, count).values
+        kept = self._kept(t, channels, count)
         return _channel_mask(t, self.dim, kept) * default_mask.to(dtype=t.dtype)
+
+
+class RandomStructured(_Structured):
+    """Prunes ``amount`` whole channels along ``dim``, chosen at random."""
+
+    def __init__(self, amount, dim=-1):
+        _check_amount(amount)
+        self.amount, self.dim = amount, dim
+
+    def _kept(self, t, channels, count):
+        prob = F.rand(channels)
+        return prob > F.kthvalue(prob, count).values
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
         return super().apply(module, name, amount=amount, dim=dim)
 
 
-class LnStructured(BasePruningMethod):
+class LnStructured(_Structured):
     """Prunes the ``amount`` channels along ``dim`` of smallest L``n`` norm."""
-
-    PRUNING_TYPE = "structured"
 
     def __init__(self, amount, n, dim=-1):
         _check_amount(amount)
         self.amount, self.n, self.dim = amount, n, dim
 
-    def compute_mask(self, t, default_mask):
-        _check_structured(t, self.dim)
-        channels = t.shape[self.dim]
-        count = _count_to_prune(self.amount, channels)
-        if count == 0:
-            return default_mask
+    def _kept(self, t, channels, count):
         dim = self.dim % t.ndim
         norms = F.norm(t, p=self.n, dim=[d for d in range(t.ndim) if d != dim])
-        kept = F.topk(norms, channels - count, largest=True).indices
-        return _channel_mask(t, dim, kept) * default_mask.to(dtype=t.dtype)
+        return F.topk(norms, channels - count, largest=True).indices
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
