@@ -303,8 +303,8 @@ ERRORS = [
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2), size=3, mode="bicubic"),
      NotImplementedError, "got 3D input with mode 'bicubic'; expected 4D"),
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2, 2), size=3, antialias=True), ValueError,
-     "the anti-alias option is restricted to the bilinear and bicubic modes and requires a "
-     "4-D tensor as input, got mode 'nearest' with 4-D input"),
+     "the anti-alias option is restricted to the bilinear, bicubic and lanczos modes and "
+     "requires a 4-D tensor as input, got mode 'nearest' with 4-D input"),
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2), size=3, mode="linear", antialias=True),
      ValueError, "got mode 'linear' with 3-D input"),
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2, 2), size=(1, 2, 3)), ValueError,
