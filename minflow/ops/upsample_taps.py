@@ -147,16 +147,15 @@ def uint8_taps(in_size, out_size, scale, align_corners, mode):
     start = np.maximum(low, 0)
     size = np.clip(np.minimum(index + half + 1, in_size) - start, 0, taps)
     weights, largest = np.zeros((out_size, taps)), 0.0
-    for i in range(out_size):
-        slot = 0
-        for j in range(taps):
-            distance = (j + 1 - half) - t[i]
-            value = (filter_at("bilinear", distance, real) if taps == 2
-                     else keys_cubic(distance, CUBIC_A, real))
-            slot = 0 if low[i] + j <= 0 else size[i] - 1 if low[i] + j >= in_size - 1 else slot
-            weights[i, slot] += value
-            largest = max(largest, weights[i, slot])
-            slot += 1
+    rows, slot = np.arange(out_size), np.zeros(out_size, dtype=np.int64)
+    for j in range(taps):
+        distance = (j + 1 - half) - t
+        value = (filter_at("bilinear", distance, real) if taps == 2
+                 else keys_cubic(distance, CUBIC_A, real))
+        slot = np.where(low + j <= 0, 0, np.where(low + j >= in_size - 1, size - 1, slot))
+        weights[rows, slot] += value
+        largest = max(largest, weights[rows, slot].max())
+        slot = slot + 1
     indices = np.minimum(start[:, None] + np.arange(taps), in_size - 1)
     return list(indices.T), list(weights.T), largest
 
