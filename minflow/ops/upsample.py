@@ -232,10 +232,10 @@ def _resample_uint8(x, out_size, scales, mode, align_corners, antialias):
             indices, weights, largest = taps.uint8_taps(x.shape[i + 2], out_size[i],
                                                         scales[i], align_corners, mode)
         ints, precision = taps.fixed_point(weights, largest)
-        wide = F.cast(x, dtypes.int64)
-        total = F.tensor(1 << (precision - 1), device=x.device)
+        # int32 sums, as torch's: precision <= 22 keeps 255 * sum_k |w_k| below 2**31
+        wide, total = F.cast(x, dtypes.int32), 1 << (precision - 1)
         for index, weight in zip(indices, ints):
-            total = F.add(total, F.mul(_gather(wide, i + 2, index), _along(x, i + 2, weight)))
+            total = F.add(F.mul(_gather(wide, i + 2, index), _along(x, i + 2, weight)), total)
         x = F.cast(F.clamp(F.bitwise_right_shift(total, precision), 0, 255), dtypes.uint8)
     return x
 
@@ -245,11 +245,11 @@ def _gather(x, dim, index):
 
 
 def _along(x, dim, values):
-    """``values`` (numpy) as a tensor of x's dtype (int64 for integers) shaped to
+    """``values`` (numpy) as a tensor of x's dtype (int32 for integers) shaped to
     broadcast along ``dim`` of x."""
     shape = [1] * x.ndim
     shape[dim] = len(values)
-    dtype = x.dtype if x.dtype.is_floating_point else dtypes.int64
+    dtype = x.dtype if x.dtype.is_floating_point else dtypes.int32
     return F.reshape(F.tensor(values, dtype=dtype, device=x.device), tuple(shape))
 
 
