@@ -212,7 +212,8 @@ def _half_weights(mode, antialias, out_size):
 
     NOTE: torch's generic kernel (linear, bicubic, trilinear, and bilinear to large outputs)
     stores the weights in the input's dtype; its bilinear kernel for outputs with
-    out_h + out_w <= 128, and the antialiased ones, keep them in float32."""
+    out_h + out_w <= 128 (or 3 channels on one thread), and the antialiased ones, keep
+    them in float32."""
     return not antialias and (mode != "bilinear" or sum(out_size) > 128)
 
 

@@ -4,7 +4,8 @@ Computed on the host with numpy from the sizes alone (never from data), so the s
 serve every device and graph mode. A table is ``(indices, weights)``: lists of arrays of
 length ``out_size``, one pair per tap, out[i] = sum_k weights[k][i] * x[indices[k][i]].
 Each function follows torch's CPU kernel step by step, in the precision torch uses
-(``real``: float32 for float16 and float32 input, float64 for float64 input and for uint8).
+(``real``: float32 for float16 and float32 input, float64 for float64 input and for the
+weights of uint8 input).
 """
 import math
 

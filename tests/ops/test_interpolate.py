@@ -90,9 +90,23 @@ def test_float32_and_float16_values_match_torch(mode, ndim, kw, dtype, tolerance
         pytest.skip("torch's CPU kernels have no float16 antialias")
     out = Fn.interpolate(minflow.tensor(array, device=device), mode=mode, **kw)
     assert out.dtype.name == dtype
+    if dtype == "float16" and mode not in ("area", "bilinear"):
+        # float32 sums of float16-rounded weights, rounded once: torch's values exactly
+        np.testing.assert_array_equal(out.cpu().numpy(), expected.numpy())
     np.testing.assert_allclose(out.cpu().numpy().astype(np.float64),
                                expected.numpy().astype(np.float64),
                                rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_float16_bilinear_to_a_large_output_is_torchs_bit_for_bit(align_corners):
+    # NOTE: torch's bilinear kernel for out_h + out_w > 128 rounds the weights to float16
+    torch = pytest.importorskip("torch")
+    array = RNG.standard_normal((1, 2, 9, 11)).astype(np.float16)
+    kw = dict(size=(70, 80), mode="bilinear", align_corners=align_corners)
+    np.testing.assert_array_equal(
+        Fn.interpolate(minflow.tensor(array), **kw).numpy(),
+        torch.nn.functional.interpolate(torch.tensor(array), **kw).numpy())
 
 
 UINT8_CASES = [
