@@ -715,5 +715,23 @@ CASES.update({
     "composite/interpolate_trilinear": (
         lambda x: nnF.interpolate(x, scale_factor=(1.5, 2, 0.7), mode="trilinear"),
         [Leaf(1, 2, 3, 3, 4)]),
+    "composite/interpolate_trilinear_corners": (
+        lambda x: nnF.interpolate(x, size=(4, 2, 5), mode="trilinear", align_corners=True),
+        [Leaf(1, 2, 3, 3, 4)]),
+    "composite/interpolate_5d_area_nearest_exact": (
+        lambda x: (nnF.interpolate(x, size=(2, 3, 2), mode="area"),
+                   nnF.interpolate(x, scale_factor=1.6, mode="nearest-exact")),
+        [Leaf(1, 2, 3, 3, 4)]),
+    "composite/interpolate_linear": (
+        lambda x: (nnF.interpolate(x, scale_factor=1.7, mode="linear"),
+                   nnF.interpolate(x, size=3, mode="linear", align_corners=True)),
+        [Leaf(2, 3, 5)]),
+    "composite/interpolate_lanczos": (
+        lambda x: nnF.interpolate(x, size=(3, 8), mode="lanczos", antialias=True),
+        [Leaf(2, 2, 7, 5)]),
+    "composite/interpolate_bilinear_antialias": (
+        lambda x: nnF.interpolate(x, scale_factor=(0.4, 1.5), mode="bilinear", antialias=True,
+                                  align_corners=True),
+        [Leaf(2, 2, 7, 5)]),
     "composite/dropout3d": (lambda x: nnF.dropout3d(x, 0.5), [Leaf(2, 6, 2, 3, 2)]),
 })

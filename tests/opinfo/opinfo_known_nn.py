@@ -34,17 +34,9 @@ KNOWN = {
     "nn.functional.unfold-bool":
         "minflow's unfold (im2col) kernels take floating dtypes only (DTypeError); torch also "
         "runs bool on cpu",
-    "nn.functional.interpolate.bilinear-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
-    "nn.functional.interpolate.bicubic-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
-    "nn.functional.interpolate.trilinear-float16":
-        "mode 'trilinear' not implemented (NotImplementedError)",
     "nn.functional.interpolate.area-float16":
-        "5-D input not implemented for mode 'area' (NotImplementedError); the 4-D float16 "
-        "samples differ by a few ulps (float16 steps)",
+        "5-D input is adaptive_avg_pool3d, whose float16 windows torch sums in float16 steps "
+        "(see nn.functional.adaptive_avg_pool3d-float16); the 3-D and 4-D samples agree",
     "nn.functional.soft_margin_loss-float16":
         "float16: torch's log1p(exp(-y x)) overflows to inf for -y x > ~11, minflow's stable "
         "softplus gives the finite value",

@@ -4,15 +4,10 @@ reasons."""
 from opinfo_known_core import _MODE_TIES, _PARTIAL_SORT, _STABLE_SORT
 
 _SMALL_INTS = ("uint8", "int8", "int16")
-_UINT8_RESAMPLE = ("minflow resamples uint8 only in the nearest modes; torch's uint8 "
-                   "bilinear/bicubic kernels round in their own fixed-point arithmetic, which "
-                   "minflow does not reproduce (RuntimeError, or NotImplementedError for bicubic)")
 
 KNOWN = {
     **{f"kthvalue-{d}": _PARTIAL_SORT for d in _SMALL_INTS},
     **{f"topk-{d}": _PARTIAL_SORT for d in _SMALL_INTS},
     **{f"mode-{d}": _MODE_TIES for d in _SMALL_INTS},
     **{f"{op}-{d}": _STABLE_SORT for op in ("sort", "argsort") for d in ("uint8", "int8")},
-    "nn.functional.interpolate.bilinear-uint8": _UINT8_RESAMPLE,
-    "nn.functional.interpolate.bicubic-uint8": _UINT8_RESAMPLE,
 }

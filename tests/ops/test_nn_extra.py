@@ -90,13 +90,16 @@ def _bicubic_ref(x, out_h, out_w, align_corners=False):
 
 
 def _antialias_ref(x, out_h, out_w, mode):
-    """Antialiased resize (PIL's): for each output pixel, the filter (triangle or cubic,
-    a = -0.5) widened by the scale when shrinking, over the input pixels under it, weights
-    normalised to sum 1; rows, then columns, in explicit loops."""
+    """Antialiased resize (PIL's): for each output pixel, the filter (triangle, cubic with
+    a = -0.5, or Lanczos-3) widened by the scale when shrinking, over the input pixels under
+    it, weights normalised to sum 1; rows, then columns, in explicit loops."""
     def kernel(d):
         d, a = abs(d), -0.5
         if mode == "bilinear":
             return max(0.0, 1 - d)
+        if mode == "lanczos":
+            sinc = lambda v: math.sin(math.pi * v) / (math.pi * v) if v else 1.0  # noqa: E731
+            return sinc(d) * sinc(d / 3) if d < 3 else 0.0
         if d < 1:
             return (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1
         return a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a if d < 2 else 0.0
@@ -104,7 +107,7 @@ def _antialias_ref(x, out_h, out_w, mode):
     def matrix(size, out_size):
         scale = size / out_size
         stretch = max(scale, 1.0)
-        support = (1 if mode == "bilinear" else 2) * stretch
+        support = {"bilinear": 1, "bicubic": 2, "lanczos": 3}[mode] * stretch
         m = np.zeros((out_size, size))
         for i in range(out_size):
             center = (i + 0.5) * scale
@@ -162,6 +165,11 @@ REFERENCES = {
     "interpolate_bicubic_antialias": (
         lambda x: Fn.interpolate(x, size=(3, 2), mode="bicubic", antialias=True),
         lambda x: _antialias_ref(x, 3, 2, "bicubic"), [IMG]),
+    "interpolate_lanczos": (
+        lambda x: Fn.interpolate(x, size=(2, 9), mode="lanczos", antialias=True),
+        lambda x: _antialias_ref(x, 2, 9, "lanczos"), [IMG]),
+    "interpolate_linear": (lambda x: Fn.interpolate(x[:, :, 0], size=7, mode="linear"),
+                           lambda x: _bilinear_ref(x[:, :, :1], 1, 7)[:, :, 0], [IMG]),
     "group_norm": (lambda x: Fn.group_norm(x, 3), lambda x: _group_norm_ref(x, 3),
                    [rng.randn(2, 6, 3)]),
     "instance_norm": (Fn.instance_norm, lambda x: _group_norm_ref(x, 3), [IMG]),
@@ -303,8 +311,8 @@ ERRORS = [
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2), size=3, mode="bicubic"),
      NotImplementedError, "got 3D input with mode 'bicubic'; expected 4D"),
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2, 2), size=3, antialias=True), ValueError,
-     "the anti-alias option is restricted to the bilinear and bicubic modes and requires a "
-     "4-D tensor as input, got mode 'nearest' with 4-D input"),
+     "the anti-alias option is restricted to the bilinear, bicubic and lanczos modes and "
+     "requires a 4-D tensor as input, got mode 'nearest' with 4-D input"),
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2), size=3, mode="linear", antialias=True),
      ValueError, "got mode 'linear' with 3-D input"),
     (lambda: Fn.interpolate(minflow.ones(1, 1, 2, 2), size=(1, 2, 3)), ValueError,

@@ -74,7 +74,8 @@ def test_activation_table(name, device):
 # their references compute in float64 whatever the input dtype
 FLOAT64_REFERENCES = {"conv_transpose2d", "interpolate_bilinear", "interpolate_bicubic",
                       "interpolate_bicubic_corners", "interpolate_bilinear_antialias",
-                      "interpolate_bicubic_antialias"}
+                      "interpolate_bicubic_antialias", "interpolate_lanczos",
+                      "interpolate_linear"}
 
 
 @pytest.mark.parametrize("name", sorted(NN_REFERENCES))

@@ -6,14 +6,17 @@ __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class Upsample(Module):
-    """Resamples (N, C, L) or (N, C, H, W) input to ``size`` or by ``scale_factor``
-    (see minflow.nn.functional.interpolate for the modes).
+    """Resamples (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to ``size`` or by
+    ``scale_factor`` (see minflow.nn.functional.interpolate for the modes: 'trilinear' for
+    5-D input, as in 3-D UNets).
 
     >>> up = minflow.nn.Upsample(scale_factor=2, mode="bilinear")
     >>> up
     Upsample(scale_factor=2.0, mode='bilinear')
     >>> up(minflow.ones(1, 1, 2, 3)).shape
     minflow.Size([1, 1, 4, 6])
+    >>> minflow.nn.Upsample(scale_factor=2, mode="trilinear")(minflow.ones(1, 1, 2, 2, 1)).shape
+    minflow.Size([1, 1, 4, 4, 2])
     """
 
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
