@@ -54,24 +54,30 @@ def solve(A, B, *, left=True, out=None):
     name = "linalg.solve"
     check_square(name, A)
     check_same_dtype(name, A, B)
+    X = solve_system(name, A, B, left, lambda B2, adjoint: apply(
+        SOLVE, _broadcast_batch(name, mT(A) if adjoint else A, B2), {}))
+    return _finish(X, out, name)
+
+
+def solve_system(name, A, B, left, solve_left):
+    """linalg.solve's argument rules around ``solve_left(B2, adjoint)``, which solves
+    A X = B2 (A^T X = B2 if ``adjoint``) for matrices B2: a vector B becomes a column, and
+    X A = B becomes A^T X^T = B^T."""
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     B2 = F.unsqueeze(B, -1) if vector else B
     if B2.ndim < 2:
         raise RuntimeError(f"{name}: expected B to be a vector or a batch of matrices, got a "
                            f"{B.ndim}-D tensor")
     if not left and not vector:
-        A, B2 = mT(A), mT(B2)
-    elif not left:
-        A = mT(A)
+        B2 = mT(B2)
     if B2.shape[-2] != A.shape[-1]:
         n, rows, cols = A.shape[-1], B.shape[-1] if vector else B.shape[-2], \
             1 if vector else B.shape[-1]
         eq, shown = ("AX = B", f"{rows}x{cols}") if left else ("XA = B", f"{cols}x{rows}")
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
                            f"({n}x{n} and {shown})")
-    X = apply(SOLVE, _broadcast_batch(name, A, B2), {})
-    X = F.squeeze(X, -1) if vector else (X if left else mT(X))
-    return _finish(X, out, name)
+    X = solve_left(B2, not left)
+    return F.squeeze(X, -1) if vector else (X if left else mT(X))
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
