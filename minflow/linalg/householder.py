@@ -5,7 +5,7 @@ householder_product is a composite of matmuls, so its gradient needs no code of 
 from ..core.functional import public
 from ..core.inplace import write_out
 from ..core.namespace import F
-from ..ops.solve import check_matrix, check_same_dtype
+from ..ops.solve import check_matrix
 from .decompositions import qr as linalg_qr
 from .returns import return_type
 from .solve import mT
@@ -34,7 +34,9 @@ def _check_householder(name, A, tau):
     if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
         raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
                            f"input.shape[:-2], but got {list(tau.shape[:-1])}")
-    check_same_dtype(name, A, tau, ("input", "tau"))
+    if tau.dtype is not A.dtype:
+        raise RuntimeError(f"{name}: tau dtype {tau.dtype.name} does not match input dtype "
+                           f"{A.dtype.name}")
 
 
 def householder_product(A, tau, *, out=None):

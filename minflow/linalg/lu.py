@@ -56,8 +56,8 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
 def lu_factor(A, *, pivot=True, out=None):
     """lu_factor(A, *, pivot=True, out=None) -> (LU, pivots)
 
-    lu_factor_ex's LU and pivots; a zero on U's diagonal raises LinAlgError (lu_solve
-    would divide by it).
+    lu_factor_ex's LU and pivots; a zero on U's diagonal raises RuntimeError (lu_solve
+    would divide by it), as torch.
 
     >>> LU, pivots = minflow.linalg.lu_factor(minflow.tensor([[0.0, 1.0], [2.0, 0.0]]))
     >>> LU.tolist(), pivots.tolist()
@@ -174,7 +174,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     try:
         LU, pivots, info = apply(LU_FACTOR_EX, (A,), {"pivot": True,
                                                       "check_errors": check_errors})
-    except LinAlgError as err:
+    except RuntimeError as err:     # the kernel's error names lu_factor
         where = re.search(r"\(Batch element \d+\): ", str(err))
         raise LinAlgError(f"{name}: {where.group(0) if where else ''}The solver failed "
                           f"because the input matrix is singular.") from None

@@ -44,8 +44,8 @@ def solve(A, B, *, left=True, out=None):
     """solve(A, B, *, left=True, out=None) -> Tensor
 
     X with A X = B (``left=False``: X A = B) for each square A, batch dims broadcast.
-    B is a batch of vectors when it is 1-D or has shape A.shape[:-1]; its result then has
-    B's shape. A singular A raises LinAlgError.
+    B is a batch of vectors when it is 1-D or has shape A.shape[:-1] (``left=True`` only);
+    its result then has B's shape. A singular A raises LinAlgError.
 
     >>> A = minflow.tensor([[2.0, 1.0], [1.0, 3.0]])
     >>> minflow.linalg.solve(A, minflow.tensor([4.0, 7.0]))
@@ -61,8 +61,8 @@ def solve(A, B, *, left=True, out=None):
 
 def solve_system(name, A, B, left, solve_left):
     """linalg.solve's argument rules around ``solve_left(B2, adjoint)``, which solves
-    A X = B2 (A^T X = B2 if ``adjoint``) for matrices B2: a vector B becomes a column, and
-    X A = B becomes A^T X^T = B^T."""
+    A X = B2 (A^T X = B2 if ``adjoint``) for matrices B2: a vector B becomes a column
+    (``left=True`` only, as torch), and X A = B becomes A^T X^T = B^T."""
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     B2 = F.unsqueeze(B, -1) if vector else B
     if B2.ndim < 2:
@@ -70,10 +70,11 @@ def solve_system(name, A, B, left, solve_left):
                            f"{B.ndim}-D tensor")
     if not left and not vector:
         B2 = mT(B2)
-    if B2.shape[-2] != A.shape[-1]:
+    if B2.shape[-2] != A.shape[-1] or (vector and not left):     # as torch: no x A = b
         n, rows, cols = A.shape[-1], B.shape[-1] if vector else B.shape[-2], \
             1 if vector else B.shape[-1]
-        eq, shown = ("AX = B", f"{rows}x{cols}") if left else ("XA = B", f"{cols}x{rows}")
+        eq, shown = ("AX = B", f"{rows}x{cols}") if left else \
+            ("XA = B", f"{rows}x{cols}" if vector else f"{cols}x{rows}")
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
                            f"({n}x{n} and {shown})")
     X = solve_left(B2, not left)

@@ -2,8 +2,8 @@
 and the same code runs on cupy (every matrix of the batch at once, one column a step).
 """
 import contextlib
+import math
 
-from ...core.dispatch import LinAlgError
 from ...core.dtype import int32
 from ..registry import register_kernel
 from .matrix import LINALG
@@ -44,8 +44,8 @@ def linalg_lu_factor_ex(xp, A, pivot, check_errors):
     """Right-looking Gaussian elimination with partial pivoting (LAPACK getf2's choices)."""
     batch, (m, n) = A.shape[:-2], A.shape[-2:]
     k = min(m, n)
-    LU = A.reshape((-1, m, n)).copy()
-    count = LU.shape[0]
+    count = math.prod(batch)
+    LU = A.reshape((count, m, n)).copy()
     rows = xp.arange(count)
     pivots = xp.broadcast_to(xp.arange(1, k + 1, dtype=xp.int32), (count, k)).copy()
     info = xp.zeros(count, xp.int32)
@@ -61,7 +61,7 @@ def linalg_lu_factor_ex(xp, A, pivot, check_errors):
     if check_errors and bool((info > 0).any()):
         bad = info > 0
         first = int(info.reshape(-1)[int(xp.flatnonzero(bad.reshape(-1))[0])])
-        raise LinAlgError(
+        raise RuntimeError(        # as torch: a RuntimeError, not a LinAlgError
             f"torch.linalg.lu_factor: {batch_prefix(xp, bad, batch)}U[{first},{first}] is zero "
             f"and using it on lu_solve would result in a division by zero. If you still want "
             f"to perform the factorization, consider calling linalg.lu(A, pivot) or "
@@ -79,7 +79,7 @@ def _quiet(xp):
 def lu_pivots_to_permutation(xp, pivots, m):
     """The row swaps i <-> pivots[i] - 1, in order, applied to arange(m) of each matrix."""
     batch, k = pivots.shape[:-1], pivots.shape[-1]
-    flat = pivots.reshape((-1, k)).astype(xp.int64) - 1
+    flat = pivots.reshape((math.prod(batch), k)).astype(xp.int64) - 1
     if flat.size and bool(((flat < 0) | (flat >= m)).any()):
         raise RuntimeError(f"lu_pivots_to_permutation: pivots must be between 1 and "
                            f"LU.size(-2) = {m} inclusive, got values from "
