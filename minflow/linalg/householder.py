@@ -2,6 +2,7 @@
 
 householder_product is a composite of matmuls, so its gradient needs no code of its own.
 """
+from ..core import dtype as dtypes
 from ..core.functional import public
 from ..core.inplace import write_out
 from ..core.namespace import F
@@ -57,6 +58,8 @@ def householder_product(A, tau, *, out=None):
     eye = F.eye(m, n, dtype=A.dtype, device=A.device)
     V = F.add(F.tril(A, -1), eye)
     Q = F.expand(eye, tuple(A.shape))
+    if tau.shape[-1] == 0:      # the identity, differentiable with a zero gradient (as torch)
+        Q = F.where(F.ones(tuple(A.shape), dtype=dtypes.bool, device=A.device), Q, A)
     for i in reversed(range(tau.shape[-1])):        # Q = H_i Q, the last reflector first
         v = F.narrow(V, -1, i, 1)
         scale = F.unsqueeze(F.unsqueeze(F.select(tau, -1, i), -1), -1)

@@ -64,8 +64,8 @@ def vander(x, *, N=None):
     """vander(x, *, N=None) -> Tensor
 
     The Vandermonde matrix of each vector x (the last dim): columns x^0, x^1, ...,
-    x^(N-1), N = x.shape[-1] by default (torch.vander's order reversed). Integer inputs
-    give int64, as torch.
+    x^(N-1), N = x.shape[-1] by default (torch.vander's order reversed); a 0-D x is one
+    vector of one. Integer inputs give int64, as torch.
 
     >>> minflow.linalg.vander(minflow.tensor([1, 2, 3])).tolist()
     [[1, 1, 1], [1, 2, 4], [1, 3, 9]]
@@ -74,8 +74,8 @@ def vander(x, *, N=None):
     if x.dtype is dtypes.bool:
         raise RuntimeError(f"{name} supports floating point, complex, and integer tensors, "
                            f"but got bool")
-    if x.ndim < 1:
-        raise RuntimeError(f"{name}: expected x with at least 1 dimension, got a 0-D tensor")
+    if x.ndim == 0:         # one number: a vector of one (as torch)
+        x = F.reshape(x, (1,))
     n = x.shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError(f"{name}: N must be greater than 1, got {n}")
