@@ -1187,6 +1187,20 @@ SAME_AS_TORCH += [
      RuntimeError, 'linalg.vander: N must be greater than 1, got 1'),
     (lambda t: t.lib.qr(t.lib.ones(3)),
      RuntimeError, 'qr: The input tensor A must have at least 2 dimensions'),
+    (lambda t: t.lib.linalg.ldl_factor(t.x),
+     RuntimeError, 'torch.linalg.ldl_factor: A must be batches of square matrices, but they'),
+    (lambda t: t.lib.linalg.ldl_factor_ex(t.lib.eye(2, dtype=t.lib.int64)),
+     RuntimeError, 'torch.linalg.ldl_factor_ex: Expected a floating point tensor as A, got'),
+    (lambda t: t.lib.linalg.ldl_solve(t.sq, _int32(t, [1, 2, 3]), t.lib.ones(4, 1)),
+     RuntimeError, 'Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is 3'),
+    (lambda t: t.lib.linalg.ldl_solve(t.sq, _int32(t, [1, 2]), t.lib.ones(3, 1)),
+     RuntimeError, 'torch.linalg.ldl_solve: Expected LD.shape[:-1] and pivots.shape to be'),
+    (lambda t: t.lib.linalg.ldl_solve(t.sq, _int32(t, [1, 2, 3]),
+                                      t.lib.ones(3, 1, dtype=t.lib.float64)),
+     RuntimeError, 'torch.linalg.ldl_solve: Expected b and A to have the same dtype'),
+    (lambda t: t.lib.linalg.ldl_solve(t.lib.ones(2, 3, 3), _int32(t, [[1, 2, 3]] * 2),
+                                      t.lib.ones(4, 3, 1)),
+     RuntimeError, 'torch.linalg.ldl_solve: the batch dims of LD [2, 3, 3] and B [4, 3, 1]'),
 ]
 
 

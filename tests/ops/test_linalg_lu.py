@@ -1,6 +1,7 @@
 """The LU family (linalg.lu_factor, lu_factor_ex, lu, lu_solve, solve_ex; torch.lu, lu_unpack,
 lu_solve) and the rest of torch.linalg (cholesky_solve, cholesky_inverse,
-householder_product, tensorinv, tensorsolve, vander, torch.qr) against torch as an oracle:
+householder_product, tensorinv, tensorsolve, vander, torch.qr, ldl_factor, ldl_solve) against
+torch as an oracle:
 values, gradients of sum(out * w), dtypes, batching and broadcasting; singular and
 ill-conditioned inputs with their infos and errors; finite-difference gradchecks."""
 import numpy as np
@@ -91,6 +92,12 @@ CASES = {
 VALUES_ONLY = {"qr/torch_complete", "lu_unpack/pivots_only"}
 
 
+def _fields(result):
+    """The field names of a named tuple (minflow's) or a structseq (torch's); () for a
+    plain tuple or a tensor."""
+    return tuple(getattr(type(result), "_fields", getattr(type(result), "__match_args__", ())))
+
+
 def _outputs(out):
     out = out if isinstance(out, tuple) else (out,)
     return [o for o in out if o.dtype.is_floating_point and o.requires_grad]
@@ -117,8 +124,7 @@ def test_values_grads_dtypes_as_torch(name, dtype):
     ours, our_grads = _run(minflow, fn, arrays, dtype, backward)
     theirs, their_grads = _run(torch, fn, arrays, dtype, backward)
     assert type(ours).__name__ == type(theirs).__name__ and len(ours) == len(theirs)
-    if hasattr(theirs, "_fields"):
-        assert ours._fields == theirs._fields
+    assert _fields(ours) == _fields(theirs), name
     for o, t in zip(ours, theirs):
         assert o.dtype.name == str(t.dtype).removeprefix("torch."), name
         assert tuple(o.shape) == tuple(t.shape), name
@@ -280,6 +286,53 @@ def test_vander_keeps_integers_exact():
     ours = minflow.linalg.vander(minflow.tensor(x, dtype=minflow.int32), N=6)
     theirs = torch.linalg.vander(torch.tensor(x, dtype=torch.int32), N=6)
     assert ours.dtype is minflow.int64 and ours.tolist() == theirs.tolist()
+
+
+# symmetric inputs for LDL^T: random, with a small diagonal (2x2 blocks of D), of 0s and
+# +-1s (ties and singular matrices), and batched
+LDL_INPUTS = {
+    "normal": lambda: normal(5, 5),
+    "small_diagonal": lambda: normal(6, 6) * (1 - 0.99 * np.eye(6)),
+    "integers": lambda: RNG.integers(-1, 2, (40, 4, 4)).astype(np.float64),
+    "batched": lambda: normal(2, 3, 4, 4),
+    "empty": lambda: normal(0, 3, 3),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kind", sorted(LDL_INPUTS))
+def test_ldl_factor_and_solve_as_torch(kind, dtype):
+    """sytrf's Bunch-Kaufman pivots (1x1 and 2x2 blocks), LD and info; only A's lower
+    triangle is read; ldl_solve where A is not singular."""
+    a = LDL_INPUTS[kind]().astype(dtype)
+    ours = minflow.linalg.ldl_factor_ex(minflow.tensor(a))
+    theirs = torch.linalg.ldl_factor_ex(torch.tensor(a))
+    assert _fields(ours) == _fields(theirs)
+    for o, t in zip(ours, theirs):
+        assert o.dtype.name == str(t.dtype)[6:] and tuple(o.shape) == tuple(t.shape)
+    np.testing.assert_array_equal(ours.pivots.numpy(), theirs.pivots.numpy())
+    np.testing.assert_array_equal(ours.info.numpy(), theirs.info.numpy())
+    np.testing.assert_allclose(ours.LD.numpy(), theirs.LD.numpy(), **TOL[dtype])
+    if kind == "small_diagonal":
+        assert (ours.pivots.numpy() < 0).any()          # a 2x2 block was chosen
+    ok = theirs.info.numpy() == 0
+    b = normal(*a.shape[:-1], 2).astype(dtype)
+    x = minflow.linalg.ldl_solve(ours.LD, ours.pivots, minflow.tensor(b)).numpy()
+    tx = torch.linalg.ldl_solve(theirs.LD, theirs.pivots, torch.tensor(b)).numpy()
+    np.testing.assert_allclose(x[ok], tx[ok], rtol=1e-3 if dtype == "float32" else 1e-8,
+                               atol=1e-4 if dtype == "float32" else 1e-10)
+
+
+def test_ldl_solve_broadcasts_and_ldl_factor_raises_when_singular():
+    a = normal(4, 4)
+    LD, pivots = minflow.linalg.ldl_factor(minflow.tensor(a))
+    b = normal(3, 4, 2)
+    x = minflow.linalg.ldl_solve(LD, pivots, minflow.tensor(b))
+    sym = np.tril(a) + np.tril(a, -1).T
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(sym, b), rtol=1e-8, atol=1e-10)
+    with pytest.raises(minflow.linalg.LinAlgError, match=r"ldl_factor: \(Batch element 1\): "):
+        minflow.linalg.ldl_factor(minflow.stack([minflow.eye(2), minflow.zeros(2, 2)]))
+    assert not minflow.linalg.ldl_factor(minflow.tensor(a, requires_grad=True)).LD.requires_grad
 
 
 @pytest.mark.parametrize("name", ["eig", "eigvals"])

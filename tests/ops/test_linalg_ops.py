@@ -217,6 +217,14 @@ CASES = {
     "cholesky_solve/inverse": (
         lambda a: minflow.cholesky_inverse(a.tril()), "cholesky_solve", [Sample(well(2, 3, 3))],
         lambda a: np.linalg.inv(np.tril(a) @ np.swapaxes(np.tril(a), -1, -2))),
+    "ldl_solve/definite": (
+        lambda a, b: L.ldl_solve(*L.ldl_factor(spd_of(a)), b), "linalg_ldl_solve",
+        [Sample(RNG.standard_normal((2, 3, 3)), RNG.standard_normal((2, 3, 2)))],
+        lambda a, b: np.linalg.solve(spd_of(a), b)),
+    "ldl_solve/indefinite_broadcast": (   # 2x2 blocks of D: the diagonal is small
+        lambda a, b: L.ldl_solve(*L.ldl_factor(sym_of(a) * 0.1 + a.mT @ a - a @ a.mT), b),
+        "linalg_ldl_solve", [Sample(RNG.standard_normal((4, 4)), RNG.standard_normal((3, 4, 1)))],
+        lambda a, b: np.linalg.solve(sym_of(a) * 0.1 + a.T @ a - a @ a.T, b)),
     "matrix_exp": (L.matrix_exp, "linalg_matrix_exp",
                    [Sample(RNG.uniform(-1, 1, (2, 3, 3))), Sample(4 * RNG.standard_normal((3, 3)))],
                    expm_reference),
