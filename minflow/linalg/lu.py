@@ -43,9 +43,9 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     k with U[k, k] == 0 (1-based), else 0. ``pivot=False`` factors without row swaps (as
     torch on cuda; its cpu raises).
 
-    >>> LU, pivots, info = minflow.linalg.lu_factor_ex(minflow.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    >>> LU, pivots, info = minflow.linalg.lu_factor_ex(minflow.tensor([[1.0, 2.0], [4.0, 4.0]]))
     >>> LU.tolist(), pivots.tolist(), info.item()
-    ([[3.0, 4.0], [0.3333333432674408, 0.6666666269302368]], [2, 2], 0)
+    ([[4.0, 4.0], [0.25, 1.0]], [2, 2], 0)
     """
     check_matrix("torch.linalg.lu_factor_ex", A)
     result = _LU_FACTOR_EX(*apply(LU_FACTOR_EX, (A,), {"pivot": pivot,

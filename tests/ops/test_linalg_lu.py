@@ -339,3 +339,17 @@ def test_ldl_solve_broadcasts_and_ldl_factor_raises_when_singular():
 def test_eig_says_minflow_has_no_complex_dtype(name):
     with pytest.raises(RuntimeError, match=f"linalg.{name}: .*minflow has no complex dtype"):
         getattr(minflow.linalg, name)(minflow.eye(2))
+
+
+def test_out_arguments():
+    a, b = minflow.tensor(well(2, 3, 3)), minflow.tensor(normal(2, 3, 1))
+    LU, pivots = minflow.empty(0, dtype=a.dtype), minflow.empty(0, dtype=minflow.int32)
+    result = minflow.linalg.lu_factor(a, out=(LU, pivots))
+    assert result.LU is LU and result.pivots is pivots and tuple(LU.shape) == (2, 3, 3)
+    x = minflow.empty(2, 3, 1, dtype=a.dtype)
+    assert minflow.linalg.lu_solve(LU, pivots, b, out=x) is x
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(a.numpy(), b.numpy()), rtol=1e-5)
+    inverse = minflow.empty(2, 3, 3, dtype=a.dtype)
+    assert minflow.cholesky_inverse(a.tril(), out=inverse) is inverse
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        minflow.linalg.lu_solve(LU, pivots, b.requires_grad_(), out=x)

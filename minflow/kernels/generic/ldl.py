@@ -4,11 +4,11 @@ triangle) and its solve (sytrs), written once against the array module.
 NOTE: each matrix chooses its own sequence of 1x1 and 2x2 pivot blocks, so the batch is
 factored one matrix at a time (the steps inside a matrix are whole-column operations).
 """
-import contextlib
 import math
 
 from ...core.dispatch import LinAlgError
 from ..registry import register_kernel
+from .lu import quiet_division
 from .matrix import LINALG
 
 ALPHA = (1 + math.sqrt(17)) / 8      # Bunch-Kaufman's growth bound
@@ -95,7 +95,7 @@ def linalg_ldl_factor_ex(xp, A, hermitian, check_errors):
     batch, n = A.shape[:-2], A.shape[-1]
     flat = A.reshape((math.prod(batch), n, n))
     LD, pivots, info = xp.empty_like(flat), xp.empty(flat.shape[:-1], xp.int32), []
-    with _quiet(xp):
+    with quiet_division(xp):
         for i in range(flat.shape[0]):
             LD[i], pivots[i], one = _ldl_one(xp, flat[i].copy())
             info.append(one)
@@ -107,11 +107,6 @@ def linalg_ldl_factor_ex(xp, A, hermitian, check_errors):
                           f"linalg.ldl_factor_ex reports this in info instead")
     return (LD.reshape(A.shape), pivots.reshape(batch + (n,)),
             xp.asarray(info, dtype=xp.int32).reshape(batch))
-
-
-def _quiet(xp):
-    return xp.errstate(divide="ignore", invalid="ignore") if hasattr(xp, "errstate") else \
-        contextlib.nullcontext()
 
 
 def _solve_one(xp, LD, ipiv, B):
@@ -154,7 +149,7 @@ def linalg_ldl_solve(xp, LD, pivots, B, hermitian):
     flat_LD, flat_B = LD.reshape((count, n, n)), B.reshape((count,) + B.shape[-2:])
     flat_piv = pivots.reshape((count, n)).tolist()
     X = xp.empty_like(flat_B)
-    with _quiet(xp):
+    with quiet_division(xp):
         for i in range(count):
             X[i] = _solve_one(xp, flat_LD[i], flat_piv[i], flat_B[i])
     return X.reshape(B.shape)

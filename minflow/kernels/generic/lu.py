@@ -49,7 +49,7 @@ def linalg_lu_factor_ex(xp, A, pivot, check_errors):
     rows = xp.arange(count)
     pivots = xp.broadcast_to(xp.arange(1, k + 1, dtype=xp.int32), (count, k)).copy()
     info = xp.zeros(count, xp.int32)
-    with _quiet(xp):
+    with quiet_division(xp):
         for j in range(k):
             if pivot:
                 pivots[:, j] = _choose_pivots(xp, LU, j, rows) + 1
@@ -69,8 +69,9 @@ def linalg_lu_factor_ex(xp, A, pivot, check_errors):
     return LU.reshape(A.shape), pivots.reshape(batch + (k,)), info
 
 
-def _quiet(xp):
-    """Division by a zero pivot is expected (without pivoting): no numpy warning."""
+def quiet_division(xp):
+    """Division by a zero pivot is expected (no pivoting, singular blocks): no numpy
+    warning (cupy gives none)."""
     return xp.errstate(divide="ignore", invalid="ignore") if hasattr(xp, "errstate") else \
         contextlib.nullcontext()
 
