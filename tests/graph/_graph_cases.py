@@ -628,6 +628,8 @@ CASES.update({
                       minflow.linalg.tensorsolve(_well(a).reshape(6, 2, 3), b, dims=(0,))),
         [Leaf(6, 6), Leaf(2, 3)]),
     "composite/vander": (lambda x: minflow.linalg.vander(x, N=4), [Leaf(2, 3)]),
+    "composite/ormqr": (lambda a, tau, c: minflow.ormqr(a, tau, c, transpose=True),
+                        [Leaf(2, 4, 3), Leaf(2, 3), Leaf(2, 4, 3)]),
 })
 
 # the torch namespace's products and distances (minflow/ops/products.py) and the torch

@@ -1,6 +1,7 @@
 """The LU family (linalg.lu_factor, lu_factor_ex, lu, lu_solve, solve_ex; torch.lu, lu_unpack,
 lu_solve) and the rest of torch.linalg (cholesky_solve, cholesky_inverse,
-householder_product, tensorinv, tensorsolve, vander, torch.qr, ldl_factor, ldl_solve) against
+householder_product, geqrf, ormqr, tensorinv, tensorsolve, vander, torch.qr, ldl_factor,
+ldl_solve) against
 torch as an oracle:
 values, gradients of sum(out * w), dtypes, batching and broadcasting; singular and
 ill-conditioned inputs with their infos and errors; finite-difference gradchecks."""
@@ -81,15 +82,27 @@ CASES = {
                          [well(6, 6).reshape(6, 2, 3), normal(2, 3)]),
     "vander": (lambda t, x: t.linalg.vander(x), [normal(2, 3)]),
     "vander/N": (lambda t, x: t.linalg.vander(x, N=5), [np.array([0.0, 1.5, -2.0])]),
+    "geqrf": (lambda t, a: t.geqrf(a), [normal(2, 5, 3)]),
+    "geqrf/wide": (lambda t, a: a.geqrf(), [normal(3, 4)]),
+    "ormqr": (lambda t, a, tau, c: t.ormqr(a, tau, c), [normal(2, 4, 3), normal(2, 3),
+                                                          normal(2, 4, 2)]),
+    "ormqr/transpose": (lambda t, a, tau, c: t.ormqr(a, tau, c, transpose=True),
+                        [normal(4, 3), normal(3), normal(4, 5)]),
+    "ormqr/right": (lambda t, a, tau, c: a.ormqr(tau, c, left=False),
+                    [normal(4, 4), normal(4), normal(2, 4)]),
+    "ormqr/right_transpose": (lambda t, a, tau, c: t.ormqr(a, tau, c, False, True),
+                              [normal(2, 3, 2), normal(2, 2), normal(2, 5, 3)]),
+    "ormqr/of_geqrf": (lambda t, a, c: t.ormqr(*t.geqrf(a.detach()), c, transpose=True),
+                       [normal(5, 3), normal(5, 2)]),
     "qr/torch_complete": (lambda t, a: tuple(x.abs() for x in t.qr(a, some=False)),
                           [normal(4, 3)]),
     "qr/torch_reduced": (lambda t, a: tuple(x.abs() for x in a.qr()), [normal(2, 4, 3)]),
 }
 
-# values only: torch.qr(some=False) of a tall matrix has no gradient (both raise); torch's
+# values only: torch.qr(some=False) of a tall matrix and geqrf have no gradient; torch's
 # empty L and U of lu_unpack(unpack_data=False) require grad, and its backward through them
 # fails (minflow's do not require grad)
-VALUES_ONLY = {"qr/torch_complete", "lu_unpack/pivots_only"}
+VALUES_ONLY = {"qr/torch_complete", "lu_unpack/pivots_only", "geqrf", "geqrf/wide"}
 
 
 def _fields(result):
@@ -239,6 +252,8 @@ COMPOSITES = {
                  [well(3, 3), normal(2, 3)]),
     "cholesky_inverse": (lambda a: minflow.cholesky_inverse(a.tril()), [well(2, 3, 3)]),
     "householder_product": (minflow.linalg.householder_product, [normal(4, 3), normal(2)]),
+    "ormqr": (lambda a, tau, c: minflow.ormqr(a, tau, c, left=False, transpose=True),
+              [normal(2, 4, 3), normal(2, 3), normal(2, 5, 4)]),
     "tensorinv": (lambda a: minflow.linalg.tensorinv(a, ind=1), [well(4, 4).reshape(4, 2, 2)]),
     "tensorsolve": (lambda a, b: minflow.linalg.tensorsolve(a, b),
                     [well(4, 4).reshape(2, 2, 4), normal(2, 2)]),

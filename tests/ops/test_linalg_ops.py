@@ -217,6 +217,11 @@ CASES = {
     "cholesky_solve/inverse": (
         lambda a: minflow.cholesky_inverse(a.tril()), "cholesky_solve", [Sample(well(2, 3, 3))],
         lambda a: np.linalg.inv(np.tril(a) @ np.swapaxes(np.tril(a), -1, -2))),
+    "geqrf/reconstruction": (
+        lambda a: (lambda h, tau: L.householder_product(h, tau) @ h.triu()[..., :3, :])(
+            *minflow.geqrf(a)),
+        "geqrf", [Sample(RNG.standard_normal((2, 5, 3))), Sample(RNG.standard_normal((3, 3)))],
+        lambda a: a),
     "ldl_solve/definite": (
         lambda a, b: L.ldl_solve(*L.ldl_factor(spd_of(a)), b), "linalg_ldl_solve",
         [Sample(RNG.standard_normal((2, 3, 3)), RNG.standard_normal((2, 3, 2)))],
