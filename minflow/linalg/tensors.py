@@ -2,6 +2,7 @@
 and the Vandermonde matrices of linalg.vander. All are composites (their gradients come
 from inv, solve and cumprod)."""
 import math
+import numbers
 
 from ..core import dtype as dtypes
 from ..core.inplace import write_out
@@ -9,6 +10,11 @@ from ..core.namespace import F
 from .solve import solve
 
 __all__ = ["tensorinv", "tensorsolve", "vander"]
+
+
+def _check_int(name, what, value):
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        raise TypeError(f"{name}: expected {what} to be an int, got {type(value).__name__}")
 
 
 def tensorinv(A, ind=2, *, out=None):
@@ -21,6 +27,7 @@ def tensorinv(A, ind=2, *, out=None):
     minflow.Size([2, 2, 4])
     """
     name = "linalg.tensorinv"
+    _check_int(name, "ind", ind)
     if ind <= 0:
         raise RuntimeError(f"{name}: Expected a strictly positive integer for 'ind', but got "
                            f"{ind}")
@@ -77,6 +84,7 @@ def vander(x, *, N=None):
     if x.ndim == 0:         # one number: a vector of one (as torch)
         x = F.reshape(x, (1,))
     n = x.shape[-1] if N is None else N
+    _check_int(name, "N", n)
     if n <= 1:
         raise RuntimeError(f"{name}: N must be greater than 1, got {n}")
     column = F.unsqueeze(x, -1)

@@ -21,7 +21,9 @@ def _first_max(xp, column):
 
 
 def _choose_pivot(xp, A, k):
-    """(kp, kstep) for column k (sytf2): no swap, a swap with row kp, or a 2x2 block."""
+    """(kp, kstep, zero) for column k (sytf2): a 1x1 block with no swap (kp = k) or with a
+    swap of row kp, or a 2x2 block (kstep = 2); ``zero``: the column is all zero (A is
+    singular and the step eliminates nothing)."""
     n = A.shape[0]
     absakk = abs(float(A[k, k]))
     imax, colmax = k, 0.0
@@ -42,7 +44,7 @@ def _choose_pivot(xp, A, k):
     return imax, 2, False
 
 
-def _swap(xp, A, k, kk, kp, kstep):
+def _swap(A, k, kk, kp, kstep):
     """Rows and columns kk and kp of the trailing lower triangle change places."""
     A[kp + 1:, [kk, kp]] = A[kp + 1:, [kp, kk]]
     inner = A[kk + 1:kp, kk].copy()
@@ -53,7 +55,9 @@ def _swap(xp, A, k, kk, kp, kstep):
         A[[k + 1, kp], k] = A[[kp, k + 1], k]
 
 
-def _eliminate(xp, A, k, kstep):
+def _eliminate(A, k, kstep):
+    """Eliminate below the 1x1 or 2x2 pivot block at k: L's column(s) and the update of
+    the trailing lower triangle (sytf2's arithmetic, for torch's rounding)."""
     if kstep == 1:
         d11 = 1 / A[k, k]
         x = A[k + 1:, k].copy()
@@ -82,8 +86,8 @@ def _ldl_one(xp, A):
         if not zero:
             kk = k + kstep - 1
             if kp != kk:
-                _swap(xp, A, k, kk, kp, kstep)
-            _eliminate(xp, A, k, kstep)
+                _swap(A, k, kk, kp, kstep)
+            _eliminate(A, k, kstep)
         ipiv[k:k + kstep] = kp + 1 if kstep == 1 else -(kp + 1)
         k += kstep
     return xp.tril(A), ipiv, info
@@ -109,7 +113,7 @@ def linalg_ldl_factor_ex(xp, A, hermitian, check_errors):
             xp.asarray(info, dtype=xp.int32).reshape(batch))
 
 
-def _solve_one(xp, LD, ipiv, B):
+def _solve_one(LD, ipiv, B):
     """sytrs (lower) on one matrix: solve with P L D, then with L^T P^T, where
     A = (P L) D (P L)^T and P is the product of the recorded row swaps."""
     n, k = LD.shape[0], 0
@@ -151,5 +155,5 @@ def linalg_ldl_solve(xp, LD, pivots, B, hermitian):
     X = xp.empty_like(flat_B)
     with quiet_division(xp):
         for i in range(count):
-            X[i] = _solve_one(xp, flat_LD[i], flat_piv[i], flat_B[i])
+            X[i] = _solve_one(flat_LD[i], flat_piv[i], flat_B[i])
     return X.reshape(B.shape)
