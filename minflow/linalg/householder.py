@@ -149,6 +149,8 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     name = "torch.ormqr"
     _check_ormqr(name, input, input2, input3, left)
     result = _reflect(input, input2, input3, left, reverse=left != transpose)
+    if result is input3:        # no reflectors: a new tensor all the same, as torch
+        result = F.clone(input3)
     return result if out is None else write_out(result, out, "ormqr")
 
 
