@@ -15,10 +15,11 @@ from ..core.inplace import write_out
 from ..core.namespace import F
 from ..ops.decomposition import CHOLESKY_EX, EIGH, PINV, QR, SLOGDET, SVD
 from ..ops.solve import check_matrix, check_square
+from .lu import solve_ex
 from .returns import return_type
 
 __all__ = ["cholesky", "cholesky_ex", "inv_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh",
-           "slogdet", "pinv", "matrix_rank", "cond"]
+           "eig", "eigvals", "slogdet", "pinv", "matrix_rank", "cond"]
 
 _CHOLESKY_EX = return_type("linalg_cholesky_ex", ["L", "info"])
 _INV_EX = return_type("linalg_inv_ex", ["inverse", "info"])
@@ -80,9 +81,9 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
 def inv_ex(A, *, check_errors=False):
     """inv_ex(A, *, check_errors=False) -> (inverse, info)
 
-    inv without the error: ``info`` (int32, per matrix) is 0 where A is invertible and
-    positive where it is singular (minflow gives 1 there, not LAPACK's pivot index; the
-    inverse is then NaN / inf).
+    inv without the error: solve_ex(A, I), as torch. ``info`` (int32, per matrix) is 0
+    where A is invertible, else the first zero on the diagonal of A's LU factor U (the
+    inverse then holds inf / nan).
 
     >>> minflow.linalg.inv_ex(minflow.eye(2) * 2).inverse.tolist()
     [[0.5, 0.0], [0.0, 0.5]]
@@ -92,15 +93,8 @@ def inv_ex(A, *, check_errors=False):
         inverse = F.inverse(A)
         return _INV_EX(inverse, F.zeros(tuple(A.shape[:-2]), dtype=dtypes.int32,
                                         device=A.device))
-    sign, logabsdet = apply(SLOGDET, (A.detach(),), {})
-    singular = F.eq(sign, 0.0)
-    shape = tuple(A.shape)
-    safe = F.where(F.unsqueeze(F.unsqueeze(singular, -1), -1),
-                   F.expand(F.eye(shape[-1], dtype=A.dtype, device=A.device), shape), A)
-    inverse = F.inverse(safe)
-    nan = F.full(shape, float("nan"), dtype=A.dtype, device=A.device)
-    inverse = F.where(F.unsqueeze(F.unsqueeze(singular, -1), -1), nan, inverse)
-    return _INV_EX(inverse, F.cast(singular, dtypes.int32))
+    eye = F.expand(F.eye(A.shape[-1], dtype=A.dtype, device=A.device), tuple(A.shape))
+    return _INV_EX(*solve_ex(A, eye))
 
 
 def qr(A, mode="reduced", *, out=None):
@@ -186,6 +180,35 @@ def eigvalsh(A, UPLO="L", *, out=None):
     _check_uplo("linalg.eigvalsh", UPLO)
     L = apply(EIGH, (A,), {"UPLO": UPLO, "compute_v": _needs_grad(A)})[0]
     return L if out is None else _write(L, out, "linalg.eigvalsh")
+
+
+def _no_complex(name):
+    raise RuntimeError(f"{name}: the eigenvalues of a general real matrix are complex, and "
+                       f"minflow has no complex dtype; for a symmetric matrix use "
+                       f"linalg.eigh / linalg.eigvalsh")
+
+
+def eig(A, *, out=None):
+    """eig(A, *, out=None): not available, it returns complex tensors (minflow has no
+    complex dtype); raises RuntimeError. Use eigh for symmetric matrices.
+
+    >>> minflow.linalg.eig(minflow.eye(2))
+    Traceback (most recent call last):
+    ...
+    RuntimeError: linalg.eig: the eigenvalues of a general real matrix are complex, ...
+    """
+    _no_complex("linalg.eig")
+
+
+def eigvals(A, *, out=None):
+    """eigvals(A, *, out=None): not available, as eig; raises RuntimeError.
+
+    >>> minflow.linalg.eigvals(minflow.eye(2))
+    Traceback (most recent call last):
+    ...
+    RuntimeError: linalg.eigvals: the eigenvalues of a general real matrix are complex, ...
+    """
+    _no_complex("linalg.eigvals")
 
 
 def slogdet(A, *, out=None):

@@ -1,6 +1,6 @@
 """Linear systems: solve, solve_triangular, lstsq, matrix_power, multi_dot, matrix_exp,
 with torch.linalg's names and argument rules (and the torch namespace's triangular_solve,
-matrix_power and matrix_exp).
+cholesky_solve, cholesky_inverse, matrix_power and matrix_exp).
 
 solve and solve_triangular are ops (minflow/ops/solve.py) on matrices with A's batch
 dims: here the batch dims broadcast, a vector B becomes a column, and X A = B becomes
@@ -14,8 +14,8 @@ from ..core.functional import public
 from ..core.inplace import write_out
 from ..core.namespace import F
 from ..ops.infer import broadcast_shapes
-from ..ops.solve import (MATRIX_EXP, SOLVE, SOLVE_TRIANGULAR, check_matrix, check_same_dtype,
-                         check_square)
+from ..ops.solve import (CHOLESKY_SOLVE, MATRIX_EXP, SOLVE, SOLVE_TRIANGULAR, check_matrix,
+                         check_same_dtype, check_square)
 from .returns import return_type
 
 __all__ = ["solve", "solve_triangular", "lstsq", "matrix_power", "multi_dot", "matrix_exp"]
@@ -44,8 +44,8 @@ def solve(A, B, *, left=True, out=None):
     """solve(A, B, *, left=True, out=None) -> Tensor
 
     X with A X = B (``left=False``: X A = B) for each square A, batch dims broadcast.
-    B is a batch of vectors when it is 1-D or has shape A.shape[:-1]; its result then has
-    B's shape. A singular A raises LinAlgError.
+    B is a batch of vectors when it is 1-D or has shape A.shape[:-1] (``left=True`` only);
+    its result then has B's shape. A singular A raises LinAlgError.
 
     >>> A = minflow.tensor([[2.0, 1.0], [1.0, 3.0]])
     >>> minflow.linalg.solve(A, minflow.tensor([4.0, 7.0]))
@@ -54,24 +54,31 @@ def solve(A, B, *, left=True, out=None):
     name = "linalg.solve"
     check_square(name, A)
     check_same_dtype(name, A, B)
+    X = solve_system(name, A, B, left, lambda B2, adjoint: apply(
+        SOLVE, _broadcast_batch(name, mT(A) if adjoint else A, B2), {}))
+    return _finish(X, out, name)
+
+
+def solve_system(name, A, B, left, solve_left):
+    """linalg.solve's argument rules around ``solve_left(B2, adjoint)``, which solves
+    A X = B2 (A^T X = B2 if ``adjoint``) for matrices B2: a vector B becomes a column
+    (``left=True`` only, as torch), and X A = B becomes A^T X^T = B^T."""
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     B2 = F.unsqueeze(B, -1) if vector else B
     if B2.ndim < 2:
         raise RuntimeError(f"{name}: expected B to be a vector or a batch of matrices, got a "
                            f"{B.ndim}-D tensor")
     if not left and not vector:
-        A, B2 = mT(A), mT(B2)
-    elif not left:
-        A = mT(A)
-    if B2.shape[-2] != A.shape[-1]:
+        B2 = mT(B2)
+    if B2.shape[-2] != A.shape[-1] or (vector and not left):     # as torch: no x A = b
         n, rows, cols = A.shape[-1], B.shape[-1] if vector else B.shape[-2], \
             1 if vector else B.shape[-1]
-        eq, shown = ("AX = B", f"{rows}x{cols}") if left else ("XA = B", f"{cols}x{rows}")
+        eq, shown = ("AX = B", f"{rows}x{cols}") if left else \
+            ("XA = B", f"{rows}x{cols}" if vector else f"{cols}x{rows}")
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
                            f"({n}x{n} and {shown})")
-    X = apply(SOLVE, _broadcast_batch(name, A, B2), {})
-    X = F.squeeze(X, -1) if vector else (X if left else mT(X))
-    return _finish(X, out, name)
+    X = solve_left(B2, not left)
+    return F.squeeze(X, -1) if vector else (X if left else mT(X))
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
@@ -119,6 +126,50 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     T = mT(A) if transpose else A
     X = solve_triangular(T, b, upper=upper != transpose, unitriangular=unitriangular)
     return _TRIANGULAR_SOLVE(X, F.clone(A))
+
+
+@public(method=True)
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    """cholesky_solve(input, input2, upper=False, *, out=None) -> Tensor
+
+    X with A X = B for B = ``input`` and A = L L^T from its Cholesky factor L = ``input2``
+    (A = U^T U if ``upper``); only that triangle of L is read. Batch dims broadcast.
+
+    >>> L = minflow.tensor([[2.0, 0.0], [1.0, 1.0]])          # A = [[4, 2], [2, 2]]
+    >>> minflow.cholesky_solve(minflow.tensor([[6.0], [4.0]]), L).tolist()
+    [[1.0], [1.0]]
+    """
+    name = "cholesky_solve"
+    B, L = input, input2
+    for what, x in (("b", B), ("u", L)):
+        if x.ndim < 2:
+            raise RuntimeError(f"{name}: {what} should have at least 2 dimensions, but has "
+                               f"{x.ndim} dimensions instead")
+    check_same_dtype(name, B, L, ("b", "A"))
+    check_square(name, L)
+    n = L.shape[-1]
+    if B.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} "
+                           f"but each b matrix is {B.shape[-2]} by {B.shape[-1]}")
+    L, B = _broadcast_batch(name, L, B)
+    return _finish(apply(CHOLESKY_SOLVE, (B, L), {"upper": upper}), out, name)
+
+
+@public(method=True)
+def cholesky_inverse(input, upper=False, *, out=None):
+    """cholesky_inverse(input, upper=False, *, out=None) -> Tensor
+
+    A^-1 for A = L L^T from its Cholesky factor L = ``input`` (A = U^T U if ``upper``):
+    cholesky_solve of the identity, with torch's gradient.
+
+    >>> minflow.cholesky_inverse(minflow.tensor([[2.0, 0.0], [0.0, 0.5]])).tolist()
+    [[0.25, 0.0], [0.0, 4.0]]
+    """
+    name = "cholesky_inverse"
+    check_square(name, input)
+    eye = F.expand(F.eye(input.shape[-1], dtype=input.dtype, device=input.device),
+                   tuple(input.shape))
+    return _finish(apply(CHOLESKY_SOLVE, (eye, input), {"upper": upper}), out, name)
 
 
 def matrix_exp(A):

@@ -1,5 +1,6 @@
-"""Matrix factorizations: Cholesky, QR, SVD, symmetric eigendecomposition and the
-sign / log-determinant, each on a batch of matrices (the last two dims).
+"""Matrix factorizations: Cholesky, QR (and its raw Householder form, geqrf), SVD,
+symmetric eigendecomposition and the sign / log-determinant, each on a batch of matrices
+(the last two dims).
 
 The public functions are in minflow/linalg/decompositions.py; kernels in
 kernels/generic/decomposition.py (numpy.linalg / cupy.linalg); grad functions, with
@@ -44,6 +45,18 @@ def _qr_infer(A, mode):
 QR = define_op("linalg_qr", ["A"], ("Q", "R"), infer=_qr_infer,
                attrs=[Attr("mode", "str", "reduced", choices=("reduced", "complete", "r"))],
                traits=OPAQUE, doc="A = Q R, Q with orthonormal columns, R upper triangular.")
+
+
+def _geqrf_infer(A):
+    check_matrix("geqrf", A, "input")
+    batch, m, n = _shape(A)
+    return (batch + (m, n), A.dtype), (batch + (min(m, n),), A.dtype)
+
+
+GEQRF = define_op("geqrf", ["A"], ("a", "tau"), infer=_geqrf_infer,
+                  traits=("no_grad",) + OPAQUE,
+                  doc="LAPACK geqrf's QR: R in a's upper triangle, the Householder vectors "
+                      "below it, and their scales tau.")
 
 
 def _svd_infer(A, full_matrices, compute_uv):

@@ -1,5 +1,6 @@
 """Linear systems and the matrix exponential: the ops under minflow.linalg's solve,
-solve_triangular and matrix_exp, and the checks every linear algebra function shares.
+solve_triangular and matrix_exp, torch's cholesky_solve, and the checks every linear
+algebra function shares.
 
 Both solve ops take B as matrices with A's batch dims and solve A X = B; the public
 functions (minflow/linalg/solve.py) broadcast batch dims, turn vector right-hand sides
@@ -58,6 +59,24 @@ SOLVE_TRIANGULAR = define_op(
     traits=OPAQUE,
     doc="X with T X = B for the upper or lower triangle T of A (ones on the diagonal if "
         "unitriangular); the other triangle is not read.")
+
+
+def _cholesky_solve_infer(B, L, upper):
+    name = "cholesky_solve"
+    check_square(name, L, "L")
+    check_same_dtype(name, B, L, ("B", "L"))
+    b, n = tuple(B.shape), L.shape[-1]
+    if len(b) != L.ndim or b[:-2] != tuple(L.shape[:-2]) or b[-2] != n:
+        raise RuntimeError(f"{name}: expected B of shape [{', '.join(map(str, L.shape[:-1]))}, "
+                           f"k] (L's batch dims and rows), got {list(b)}")
+    return b, B.dtype
+
+
+CHOLESKY_SOLVE = define_op(
+    "cholesky_solve", ["B", "L"], attrs=[Attr("upper", "bool", False)],
+    infer=_cholesky_solve_infer, traits=OPAQUE,
+    doc="X with A X = B for A = L L^T (U^T U if upper), from the lower (upper) triangle of "
+        "L only; B has L's batch dims.")
 
 
 def _matrix_exp_infer(A):

@@ -570,8 +570,8 @@ def _well(a):
 CASES.update({
     "linalg_solve": (lambda a, b: minflow.linalg.solve(_well(a), b), [Leaf(2, 3, 3),
                                                                        Leaf(2, 3, 2)]),
-    "linalg_solve/vector_left_false": (
-        lambda a, b: minflow.linalg.solve(_well(a), b, left=False), [Leaf(3, 3), Leaf(3)]),
+    "linalg_solve/left_false": (
+        lambda a, b: minflow.linalg.solve(_well(a), b, left=False), [Leaf(3, 3), Leaf(2, 3)]),
     "linalg_solve_triangular": (
         lambda a, b: minflow.linalg.solve_triangular(_well(a), b, upper=True),
         [Leaf(2, 3, 3), Leaf(3, 2)]),
@@ -599,6 +599,37 @@ CASES.update({
     "composite/multi_dot": (lambda a, b, c: minflow.linalg.multi_dot([a, b, c]),
                             [Leaf(3), Leaf(3, 4), Leaf(4, 2)]),
     "composite/cross": (lambda a, b: minflow.linalg.cross(a, b), [Leaf(2, 3), Leaf(1, 3)]),
+})
+
+
+def _lu_solve(a, b, **kwargs):
+    return minflow.linalg.lu_solve(*minflow.linalg.lu_factor(_well(a)), b, **kwargs)
+
+
+# the LU family (tests/ops/test_linalg_lu.py) and the rest of torch.linalg: pivots are
+# outputs of the factorization, so eager and graph differentiate the same P A = L U
+CASES.update({
+    "linalg_lu_factor_ex": (lambda a: minflow.linalg.lu_factor(a).LU, [Leaf(2, 4, 4)]),
+    "linalg_lu_factor_ex/lu_tall": (lambda a: minflow.linalg.lu(a), [Leaf(5, 3)]),
+    "linalg_lu_factor_ex/lu_wide": (lambda a: minflow.linalg.lu(a)[1:], [Leaf(2, 3, 5)]),
+    "composite/lu_solve": (_lu_solve, [Leaf(2, 3, 3), Leaf(3, 2)]),
+    "composite/lu_solve_adjoint_right": (
+        lambda a, b: _lu_solve(a, b, left=False, adjoint=True), [Leaf(3, 3), Leaf(2, 4, 3)]),
+    "composite/solve_ex": (lambda a, b: minflow.linalg.solve_ex(_well(a), b).result,
+                           [Leaf(2, 3, 3), Leaf(2, 3)]),
+    "cholesky_solve": (lambda b, a: minflow.cholesky_solve(b, _well(a).tril()),
+                       [Leaf(2, 3, 2), Leaf(2, 3, 3)]),
+    "cholesky_solve/upper_inverse": (
+        lambda a: minflow.cholesky_inverse(_well(a).triu(), upper=True), [Leaf(2, 3, 3)]),
+    "composite/householder_product": (minflow.linalg.householder_product,
+                                      [Leaf(2, 4, 3), Leaf(2, 2)]),
+    "composite/tensorinv_tensorsolve": (
+        lambda a, b: (minflow.linalg.tensorinv(_well(a).reshape(2, 3, 6), ind=2),
+                      minflow.linalg.tensorsolve(_well(a).reshape(6, 2, 3), b, dims=(0,))),
+        [Leaf(6, 6), Leaf(2, 3)]),
+    "composite/vander": (lambda x: minflow.linalg.vander(x, N=4), [Leaf(2, 3)]),
+    "composite/ormqr": (lambda a, tau, c: minflow.ormqr(a, tau, c, transpose=True),
+                        [Leaf(2, 4, 3), Leaf(2, 3), Leaf(2, 4, 3)]),
 })
 
 # the torch namespace's products and distances (minflow/ops/products.py) and the torch

@@ -1,5 +1,5 @@
 """The ops of minflow.linalg (solve, solve_triangular, cholesky, qr, svd, eigh, slogdet, pinv,
-matrix_exp) through check_op: forward against references computed another way, dtypes,
+matrix_exp, lu_factor_ex and what is built on it, cholesky_solve) through check_op: forward against references computed another way, dtypes,
 meta, non-contiguous inputs, gradcheck and double backward, eager vs graph gradients.
 
 QR, SVD and eigh vectors are defined up to sign, so their cases return invariants: the
@@ -100,6 +100,51 @@ def triangular_reference(a, b, upper, unit=False):
     return np.linalg.solve(t, b)
 
 
+def lu_reference(a):
+    """(P, L, U) of each matrix by textbook Gaussian elimination, one matrix and one row
+    swap at a time, pivoting on the first largest |value| of the column."""
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    k = min(m, n)
+    Ps, Ls, Us = [], [], []
+    for A in a.reshape((-1, m, n)).astype(np.float64):
+        U, L, perm = A.copy(), np.eye(m), list(range(m))
+        for j in range(k):
+            p = j + int(np.argmax(np.abs(U[j:, j])))
+            U[[j, p]], L[[j, p], :j], perm[j], perm[p] = U[[p, j]], L[[p, j], :j], perm[p], \
+                perm[j]
+            for i in range(j + 1, m):
+                L[i, j] = U[i, j] / U[j, j]
+                U[i] -= L[i, j] * U[j]
+        P = np.zeros((m, m))
+        P[perm, range(m)] = 1
+        Ps.append(P), Ls.append(L[:, :k]), Us.append(np.triu(U[:k]))
+    return tuple(np.stack(x).reshape(batch + x[0].shape).astype(a.dtype)
+                 for x in (Ps, Ls, Us))
+
+
+def lu_factor_reference(a):
+    _, L, U = lu_reference(a)
+    k = min(a.shape[-2:])
+    LU = np.zeros(a.shape, a.dtype)
+    LU[..., :, :k] += np.tril(L, -1)
+    LU[..., :k, :] += U
+    return LU
+
+
+def solve_factored(a, b, left=True, adjoint=False):
+    """X with op(A) X = B, or X op(A) = B, op(A) = A^T if adjoint."""
+    a = np.swapaxes(a, -1, -2) if adjoint else a
+    if left:
+        return np.linalg.solve(a, b)
+    return np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+
+
+def cholesky_solve_reference(b, a, upper=False):
+    T = np.triu(a) if upper else np.tril(a)
+    A = np.swapaxes(T, -1, -2) @ T if upper else T @ np.swapaxes(T, -1, -2)
+    return np.linalg.solve(A, b)
+
+
 # name: (function, op name, samples, reference)
 CASES = {
     "solve": (L.solve, "linalg_solve", [Sample(well(2, 3, 3), RNG.standard_normal((2, 3, 2))),
@@ -146,6 +191,45 @@ CASES = {
     "pinv/hermitian": (lambda a: L.pinv(sym_of(a), hermitian=True), "linalg_pinv",
                        [Sample(RNG.standard_normal((3, 3)))],
                        lambda a: np.linalg.pinv(sym_of(a))),
+    "lu": (lambda a: L.lu(a)[1:], "linalg_lu_factor_ex",
+           [Sample(RNG.standard_normal((2, 4, 4))), Sample(RNG.standard_normal((5, 3))),
+            Sample(RNG.standard_normal((2, 3, 5)))], lambda a: lu_reference(a)[1:]),
+    "lu/P_times_L": (lambda a: (lambda P, L, U: P @ L)(*L.lu(a)), "linalg_lu_factor_ex",
+                     [Sample(RNG.standard_normal((3, 4, 4))), Sample(RNG.standard_normal((5, 2)))],
+                     lambda a: (lambda P, L, U: P @ L)(*lu_reference(a))),
+    "lu_factor": (lambda a: L.lu_factor(a).LU, "linalg_lu_factor_ex",
+                  [Sample(RNG.standard_normal((3, 4, 4))), Sample(RNG.standard_normal((4, 2)))],
+                  lu_factor_reference),
+    "lu_solve/left": (lambda a, b: L.lu_solve(*L.lu_factor(a), b), "linalg_lu_factor_ex",
+                      [Sample(well(2, 3, 3), RNG.standard_normal((3, 2)))], solve_factored),
+    "lu_solve/adjoint_right": (
+        lambda a, b: L.lu_solve(*L.lu_factor(a), b, left=False, adjoint=True),
+        "linalg_lu_factor_ex", [Sample(well(3, 3), RNG.standard_normal((2, 4, 3)))],
+        lambda a, b: solve_factored(a, b, left=False, adjoint=True)),
+    "cholesky_solve/lower": (
+        lambda b, a: minflow.cholesky_solve(b, a.tril()), "cholesky_solve",
+        [Sample(RNG.standard_normal((2, 3, 2)), well(2, 3, 3)),
+         Sample(RNG.standard_normal((3, 1)), well(2, 3, 3))], cholesky_solve_reference),
+    "cholesky_solve/upper": (
+        lambda b, a: minflow.cholesky_solve(b, a.triu(), upper=True), "cholesky_solve",
+        [Sample(RNG.standard_normal((3, 4)), well(3, 3))],
+        lambda b, a: cholesky_solve_reference(b, a, True)),
+    "cholesky_solve/inverse": (
+        lambda a: minflow.cholesky_inverse(a.tril()), "cholesky_solve", [Sample(well(2, 3, 3))],
+        lambda a: np.linalg.inv(np.tril(a) @ np.swapaxes(np.tril(a), -1, -2))),
+    "geqrf/reconstruction": (
+        lambda a: (lambda h, tau: L.householder_product(h, tau) @ h.triu()[..., :3, :])(
+            *minflow.geqrf(a)),
+        "geqrf", [Sample(RNG.standard_normal((2, 5, 3))), Sample(RNG.standard_normal((3, 3)))],
+        lambda a: a),
+    "ldl_solve/definite": (
+        lambda a, b: L.ldl_solve(*L.ldl_factor(spd_of(a)), b), "linalg_ldl_solve",
+        [Sample(RNG.standard_normal((2, 3, 3)), RNG.standard_normal((2, 3, 2)))],
+        lambda a, b: np.linalg.solve(spd_of(a), b)),
+    "ldl_solve/indefinite_broadcast": (   # 2x2 blocks of D: the diagonal is small
+        lambda a, b: L.ldl_solve(*L.ldl_factor(sym_of(a) * 0.1 + a.mT @ a - a @ a.mT), b),
+        "linalg_ldl_solve", [Sample(RNG.standard_normal((4, 4)), RNG.standard_normal((3, 4, 1)))],
+        lambda a, b: np.linalg.solve(sym_of(a) * 0.1 + a.T @ a - a @ a.T, b)),
     "matrix_exp": (L.matrix_exp, "linalg_matrix_exp",
                    [Sample(RNG.uniform(-1, 1, (2, 3, 3))), Sample(4 * RNG.standard_normal((3, 3)))],
                    expm_reference),

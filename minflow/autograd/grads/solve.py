@@ -2,7 +2,7 @@
 (differentiable to any order)."""
 from ...core.dispatch import apply
 from ...core.namespace import F
-from ...ops.solve import MATRIX_EXP, SOLVE, SOLVE_TRIANGULAR
+from ...ops.solve import CHOLESKY_SOLVE, MATRIX_EXP, SOLVE, SOLVE_TRIANGULAR
 from ..node import GradFunction, register_grad
 
 
@@ -43,6 +43,27 @@ class LinalgSolveTriangularGrad(GradFunction):
             full = -F.matmul(grad_B, mT(X))
             grad_A = F.triu(full, int(ctx.unit)) if ctx.upper else F.tril(full, -int(ctx.unit))
         return grad_A, grad_B
+
+
+@register_grad("cholesky_solve")
+class CholeskySolveGrad(GradFunction):
+    """X = A^-1 B, A = L L^T: grad_B = A^-1 g (one more cholesky_solve) and, as torch's
+    cholesky_solve_backward, grad_L = -(C + C^T) L (upper: -U (C + C^T)), C = grad_B X^T;
+    not restricted to L's triangle (torch differentiates A = L L^T for the whole L)."""
+
+    def capture(self, ctx, inputs, outputs, attrs):
+        ctx.upper = attrs["upper"]
+        ctx.save_for_backward(inputs[1], outputs[0] if ctx.needs_input_grad[1] else None)
+
+    def apply(self, ctx, grad_out):
+        L, X = ctx.saved_tensors
+        grad_B = apply(CHOLESKY_SOLVE, (grad_out, L), {"upper": ctx.upper})
+        grad_L = None
+        if ctx.needs_input_grad[1]:
+            C = F.matmul(grad_B, mT(X))
+            C = F.add(C, mT(C))
+            grad_L = F.neg(F.matmul(L, C) if ctx.upper else F.matmul(C, L))
+        return grad_B, grad_L
 
 
 @register_grad("linalg_matrix_exp")

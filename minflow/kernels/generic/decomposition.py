@@ -62,8 +62,14 @@ def linalg_qr(xp, A, mode):
     return _qr(xp, A, mode)
 
 
+@register_kernel("geqrf", ("cpu", "cuda"), LINALG)
+def geqrf(xp, A):
+    h, tau = _qr(xp, A, "raw")      # numpy and cupy give LAPACK's h transposed
+    return xp.ascontiguousarray(xp.swapaxes(h, -1, -2)), tau
+
+
 def _qr(xp, A, mode):
-    """(Q, R), or (R,) for mode 'r', of a batch of matrices."""
+    """(Q, R), (R,) for mode 'r' or (h, tau) for mode 'raw', of a batch of matrices."""
     if xp is np or A.ndim == 2:
         out = xp.linalg.qr(A, mode=mode)
         return (out,) if mode == "r" else tuple(out)    # numpy returns a named tuple

@@ -54,6 +54,15 @@ def linalg_solve_triangular(xp, A, B, upper, unitriangular):
     return X
 
 
+@register_kernel("cholesky_solve", ("cpu", "cuda"), LINALG)
+def cholesky_solve(xp, B, L, upper):
+    """Two triangular solves: A = T T^T with T lower (L, or U^T when ``upper``)."""
+    T = xp.swapaxes(L, -1, -2) if upper else L
+    Y = linalg_solve_triangular(xp, T, B, upper=False, unitriangular=False)
+    return linalg_solve_triangular(xp, xp.swapaxes(T, -1, -2), Y, upper=True,
+                                   unitriangular=False)
+
+
 # Pade [13/13] coefficients and the 1-norm bound up to which it is accurate in float64
 # without scaling (Higham, "The scaling and squaring method for the matrix exponential
 # revisited", 2005)
