@@ -46,6 +46,7 @@ from .core.threads import get_num_threads, set_num_threads
 
 _dispatch._late_imports()
 from .core.namespace import F as _F
+from .ops.ctc_loss import torch_ctc_loss as ctc_loss  # torch.ctc_loss: reduction an int
 
 float = float32  # noqa: A001  (minflow.float, as torch.float)
 double = float64
