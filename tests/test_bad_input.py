@@ -1388,6 +1388,8 @@ SAME_AS_TORCH += [
     (lambda t: t.lib.ctc_loss(t.lib.zeros(4, 2, 3), t.lib.tensor([[1, 1], [2, 2]]),
                               t.lib.tensor([4, 4]), t.lib.tensor([2, 2]), 0, "mean"),
      TypeError, "ctc_loss: argument 'reduction' must be int, not str"),
+    (lambda t: t.lib.ctc_loss(t.lib.zeros(4, 2, 3), [[1, 1], [2, 2]], [4, 4], [2, 2]),
+     TypeError, "ctc_loss(): argument 'targets' must be Tensor, not list"),
 ]
 MINFLOW_ONLY += [   # torch: no error (it reads outside log_probs)
     (lambda t: _ctc(t, targets=t.lib.tensor([[1, 3], [2, 2]])), IndexError,

@@ -93,6 +93,10 @@ def _as_lengths(name, lengths, device):
 
 def _per_sample(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
     """The unreduced losses (N,) of batched or unbatched input; and whether it was batched."""
+    for name, value in (("log_probs", log_probs), ("targets", targets)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"ctc_loss(): argument '{name}' must be Tensor, not "
+                            f"{type(value).__name__}")
     if isinstance(input_lengths, Tensor) != isinstance(target_lengths, Tensor):
         raise TypeError(f"ctc_loss: expected input_lengths and target_lengths both Tensors or "
                         f"both lists or tuples of ints, got {type(input_lengths).__name__} "
@@ -139,6 +143,10 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     'mean' divides each loss by its target length (at least 1), then averages over the
     batch. A target that fits no alignment (too long for its input) gives an inf loss, 0
     (and a 0 gradient) with ``zero_infinity``.
+
+    NOTE: as torch, the gradient w.r.t. log_probs is exp(log_probs) - (the posterior of
+    each class at each frame): the exact gradient once it goes back through the
+    log_softmax that makes log_probs, not of log_probs taken as free values.
 
     >>> log_probs = minflow.full((2, 1, 2), 0.5).log()
     >>> F = minflow.nn.functional

@@ -4,8 +4,8 @@ A target l_1..l_S is read through its extended sequence l' = (blank, l_1, blank,
 l_S, blank) of 2S + 1 positions. alpha[t, s] is the log probability of the alignments
 of frames 0..t that end at position s:
 
-  alpha[t, s] = logsumexp(alpha[t-1, s], alpha[t-1, s-1], alpha[t-1, s-2] if l'_s != l'_{s-2})
-                + log_probs[t, l'_s]
+  alpha[t, s] = logsumexp(alpha[t-1, s], alpha[t-1, s-1],
+                          alpha[t-1, s-2] if l'_s != l'_{s-2}) + log_probs[t, l'_s]
 
 one step per frame, vectorised over the batch and the positions. beta (the same from the
 end) is alpha of the problem reversed in time and in positions. As torch, the gradient
@@ -31,15 +31,15 @@ def _quiet():
     return np.errstate(divide="ignore", invalid="ignore")
 
 
-def _first(xp, values, bad):
+def _first(values, bad):
     return int(values[bad].ravel()[0])
 
 
-def _check_lengths(xp, steps, targets, input_lengths, target_lengths):
+def _check_lengths(steps, targets, input_lengths, target_lengths):
     """torch's checks of the lengths against each other and the shapes, in its order."""
     if bool((target_lengths < 0).any()):
         raise RuntimeError(f"ctc_loss: Expected target_lengths to have value at least 0, but "
-                           f"got value {_first(xp, target_lengths, target_lengths < 0)}")
+                           f"got value {_first(target_lengths, target_lengths < 0)}")
     if targets.ndim == 1 and targets.shape[0] != int(target_lengths.sum()):
         raise RuntimeError(f"ctc_loss: expected concatenated targets of size "
                            f"sum(target_lengths) = {int(target_lengths.sum())}, got size "
@@ -51,11 +51,11 @@ def _check_lengths(xp, steps, targets, input_lengths, target_lengths):
                            f"{targets.shape[1]}")
     if bool((input_lengths < 0).any()):
         raise RuntimeError(f"ctc_loss: Expected input_lengths to have value at least 0, but "
-                           f"got value {_first(xp, input_lengths, input_lengths < 0)}")
+                           f"got value {_first(input_lengths, input_lengths < 0)}")
     if bool((input_lengths > steps).any()):
         raise RuntimeError(f"ctc_loss: Expected input_lengths to have value at most {steps} "
                            f"(the size of log_probs at dimension 0), but got value "
-                           f"{_first(xp, input_lengths, input_lengths > steps)}")
+                           f"{_first(input_lengths, input_lengths > steps)}")
 
 
 def _labels(xp, targets, target_lengths, classes, blank):
@@ -71,7 +71,7 @@ def _labels(xp, targets, target_lengths, classes, blank):
     labels = labels.astype(xp.int64)        # as torch: any dtype, read as int64
     bad = used & ((labels < 0) | (labels >= classes))
     if bool(bad.any()):
-        raise IndexError(f"ctc_loss: target {_first(xp, labels, bad)} is out of bounds: "
+        raise IndexError(f"ctc_loss: target {_first(labels, bad)} is out of bounds: "
                          f"expected class indices in [0, {classes}) (C = log_probs.size(-1))")
     return xp.where(used, labels, blank)
 
@@ -85,7 +85,7 @@ class _Problem:
         self.xp, self.batch = xp, batch
         self.input_lengths = input_lengths.astype(xp.int64)
         self.target_lengths = target_lengths.astype(xp.int64)
-        _check_lengths(xp, steps, targets, self.input_lengths, self.target_lengths)
+        _check_lengths(steps, targets, self.input_lengths, self.target_lengths)
         labels = _labels(xp, targets, self.target_lengths, classes, blank)
         ext = xp.full((batch, 2 * labels.shape[1] + 1), blank, dtype=xp.int64)
         ext[:, 1::2] = labels
@@ -196,13 +196,23 @@ def backward(xp, make_step, grad_out, log_probs, targets, input_lengths, target_
     lp = log_probs[:problem.frames]
     with _quiet():
         log_ab = xp.where(inside, alpha + beta, -np.inf)
-        lcab = lp + _log_class_sums(xp, problem, log_ab, lp.shape)
-        grad = (xp.exp(lp) - xp.exp(lcab + nll[:, None] - lp)) * grad_out[:, None]
+        # (T, N, C) arrays from here: each computed in place, as the gradient is the
+        # largest array of the op
+        posterior = _log_class_sums(xp, problem, log_ab, lp.shape)
+        posterior += lp                             # torch's lcab
+        posterior += nll[:, None]
+        posterior -= lp
+        grad = xp.exp(lp)
+        grad -= xp.exp(posterior, out=posterior)
+    grad *= grad_out[:, None]
     kept = xp.arange(problem.frames)[:, None] < problem.input_lengths
     if zero_infinity:
         kept = kept & (nll != np.inf)
+    grad[~kept] = 0.0
+    if problem.frames == log_probs.shape[0]:
+        return grad
     out = xp.zeros_like(log_probs)
-    out[:problem.frames] = xp.where(kept[:, :, None], grad, 0.0)
+    out[:problem.frames] = grad
     return out
 
 
@@ -221,8 +231,11 @@ def _log_class_sums(xp, problem, log_ab, shape):
     slot = (xp.arange(frames * batch).reshape(frames, batch, 1) * classes + problem.ext)
     sums = xp.bincount(slot.ravel(), weights=xp.exp(log_post - top).ravel(),
                        minlength=frames * batch * classes)
+    sums = sums.reshape(shape).astype(log_post.dtype, copy=False)
     with _quiet():
-        return xp.log(sums.reshape(shape).astype(log_post.dtype)) + top
+        xp.log(sums, out=sums)
+    sums += top
+    return sums
 
 
 @register_kernel("ctc_loss", "cpu", FLOATS)
