@@ -53,6 +53,7 @@ from .func import vmap      # torch.vmap is torch.func.vmap
 
 _dispatch._late_imports()
 from .core.namespace import F as _F
+from .ops.ctc_loss import torch_ctc_loss as ctc_loss  # torch.ctc_loss: reduction an int
 
 float = float32  # noqa: A001  (minflow.float, as torch.float)
 double = float64

@@ -1477,6 +1477,82 @@ MINFLOW_ONLY += [
      ValueError, 'Conv3d: expected kernel_size to be an int or a tuple of 3 ints, got'),
 ]
 
+def _ctc(t, log_probs=None, targets=None, input_lengths=None, target_lengths=None, **kwargs):
+    """ctc_loss on zeros(4, 2, 3) log-probabilities, targets [[1, 1], [2, 2]], input lengths
+    [4, 4] and target lengths [2, 2], with the given arguments in their place."""
+    lib = t.lib
+    args = [lib.zeros(4, 2, 3) if log_probs is None else log_probs,
+            lib.tensor([[1, 1], [2, 2]]) if targets is None else targets,
+            lib.tensor([4, 4]) if input_lengths is None else input_lengths,
+            lib.tensor([2, 2]) if target_lengths is None else target_lengths]
+    return t.F.ctc_loss(*args, **kwargs)
+
+
+# ctc_loss: torch's error classes, the messages naming ctc_loss and the argument
+SAME_AS_TORCH += [
+    (lambda t: _ctc(t, blank=3), RuntimeError, "ctc_loss: blank must be in label range [0, 3)"),
+    (lambda t: _ctc(t, blank=-1), RuntimeError, "ctc_loss: blank must be in label range"),
+    (lambda t: _ctc(t, blank=True), TypeError, "ctc_loss: attr 'blank' expected int, got True"),
+    (lambda t: _ctc(t, input_lengths=t.lib.tensor([5, 4])), RuntimeError,
+     "ctc_loss: Expected input_lengths to have value at most 4 (the size of log_probs at "
+     "dimension 0), but got value 5"),
+    (lambda t: _ctc(t, input_lengths=t.lib.tensor([4, -1])), RuntimeError,
+     "ctc_loss: Expected input_lengths to have value at least 0, but got value -1"),
+    (lambda t: _ctc(t, target_lengths=t.lib.tensor([-2, 2])), RuntimeError,
+     "ctc_loss: Expected target_lengths to have value at least 0, but got value -2"),
+    (lambda t: _ctc(t, target_lengths=t.lib.tensor([3, 2])), RuntimeError,
+     "ctc_loss: expected targets to have size at least 3 at dimension 1 (the longest target "
+     "length), got size 2"),
+    (lambda t: _ctc(t, targets=t.lib.tensor([1, 1, 2])), RuntimeError,
+     "ctc_loss: expected concatenated targets of size sum(target_lengths) = 4, got size 3"),
+    (lambda t: _ctc(t, targets=t.lib.ones(3, 2, dtype=t.lib.long)), RuntimeError,
+     "ctc_loss: expected targets of size 2 (the batch size) at dimension 0, got size 3"),
+    (lambda t: _ctc(t, targets=t.lib.ones(2, 2, 2, dtype=t.lib.long)), RuntimeError,
+     "ctc_loss: expected targets of 1 (concatenated) or 2 (N, S) dimensions, got a "
+     "3-dimensional tensor"),
+    (lambda t: _ctc(t, input_lengths=t.lib.tensor([4, 4, 4])), RuntimeError,
+     "ctc_loss: input_lengths must be of size batch_size (2), got shape [3]"),
+    (lambda t: _ctc(t, target_lengths=t.lib.tensor([2])), RuntimeError,
+     "ctc_loss: target_lengths must be of size batch_size (2), got shape [1]"),
+    (lambda t: _ctc(t, log_probs=t.lib.zeros(4, 3)), RuntimeError,
+     "ctc_loss: input_lengths must be of size batch_size (1), got shape [2]"),
+    (lambda t: _ctc(t, input_lengths=t.lib.tensor([4.0, 4.0])), RuntimeError,
+     "ctc_loss: input_lengths must be integral, got float32"),
+    (lambda t: _ctc(t, target_lengths=t.lib.tensor([True, True])), RuntimeError,
+     "ctc_loss: target_lengths must be integral, got bool"),
+    (lambda t: _ctc(t, input_lengths=[4, 4]), TypeError,
+     "ctc_loss: expected input_lengths and target_lengths both Tensors or both lists or "
+     "tuples of ints, got list and Tensor"),
+    (lambda t: _ctc(t, input_lengths=[4.0, 4.0], target_lengths=[2, 2]), TypeError,
+     "ctc_loss: expected input_lengths to be a Tensor, or a list or tuple of ints, got "
+     "[4.0, 4.0]"),
+    (lambda t: _ctc(t, log_probs=t.lib.zeros(4, 3), targets=t.lib.tensor([1, 2]),
+                    input_lengths=4, target_lengths=2), TypeError,
+     "ctc_loss: expected input_lengths to be a Tensor, or a list or tuple of ints, got 4"),
+    (lambda t: _ctc(t, log_probs=t.lib.zeros(1, 4, 2, 3)), RuntimeError,
+     "ctc_loss: expected log_probs of shape (T, N, C) or unbatched (T, C), got [1, 4, 2, 3]"),
+    (lambda t: _ctc(t, log_probs=t.lib.zeros(0, 2, 3), input_lengths=t.lib.tensor([0, 0])),
+     RuntimeError, "ctc_loss: log_probs tensor must not be empty, got shape [0, 2, 3]"),
+    (lambda t: _ctc(t, log_probs=t.lib.zeros(4, 2, 3, dtype=t.lib.half)), NotImplementedError,
+     "ctc_loss: expected log_probs with dtype in [float32, float64], got float16"),
+    (lambda t: _ctc(t, log_probs=t.lib.zeros(4, 2, 3, dtype=t.lib.long)), NotImplementedError,
+     "ctc_loss: expected log_probs with dtype in [float32, float64], got int64"),
+    (lambda t: _ctc(t, reduction="batchmean"), ValueError,
+     "ctc_loss: batchmean is not a valid value for reduction"),
+    (lambda t: t.lib.ctc_loss(t.lib.zeros(4, 2, 3), t.lib.tensor([[1, 1], [2, 2]]),
+                              t.lib.tensor([4, 4]), t.lib.tensor([2, 2]), 0, "mean"),
+     TypeError, "ctc_loss: argument 'reduction' must be int, not str"),
+    (lambda t: t.lib.ctc_loss(t.lib.zeros(4, 2, 3), [[1, 1], [2, 2]], [4, 4], [2, 2]),
+     TypeError, "ctc_loss(): argument 'targets' must be Tensor, not list"),
+]
+MINFLOW_ONLY += [   # torch: no error (it reads outside log_probs)
+    (lambda t: _ctc(t, targets=t.lib.tensor([[1, 3], [2, 2]])), IndexError,
+     "ctc_loss: target 3 is out of bounds: expected class indices in [0, 3)"),
+    (lambda t: _ctc(t, targets=t.lib.tensor([[1, 1], [-1, 2]])), IndexError,
+     "ctc_loss: target -1 is out of bounds: expected class indices in [0, 3)"),
+]
+
+
 def _error(call, lib):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

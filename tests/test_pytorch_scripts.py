@@ -16,6 +16,7 @@ from pytorch_scripts import (amp_classifier, bilstm_tagger, char_rnn_classificat
                              text_classification, time_sequence_prediction,
                              transformer_classifier, translation_transformer, unet, vae, vit,
                              wgan_gp, word_language_model)
+from pytorch_scripts import ctc_recognizer
 
 torch = pytest.importorskip("torch")
 
@@ -94,6 +95,11 @@ CASES = {
     "fast_neural_style": (fast_neural_style, dict(), "losses"),
     "siamese_triplet_contrastive": (siamese, dict(), "losses"),
     "lstm_rows_resnet_rmsprop_warm_restarts": (rnn_resnet, dict(), "losses"),
+    # CTCLoss on log_softmax frames of a packed bidirectional RNN; greedy decoding counts
+    "ctc_bigru_padded_targets": (ctc_recognizer, dict(), "losses"),
+    "ctc_bilstm_concatenated_targets": (ctc_recognizer, dict(rnn_type="LSTM",
+                                                             targets="concatenated", epochs=4),
+                                        "losses"),
 }
 # these read scikit-learn's digits
 SKLEARN_DATA = {super_resolution, siamese, rnn_resnet}

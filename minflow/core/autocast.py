@@ -28,7 +28,7 @@ __all__ = ["state", "cast_inputs", "wrap_composite", "suspended", "LOWER_PRECISI
 _LOWER_BOTH = frozenset({"matmul", "linear", "conv2d", "conv2d_grad_input", "einsum"})
 LOWER_PRECISION = {"cpu": _LOWER_BOTH, "cuda": _LOWER_BOTH}
 FLOAT32 = {
-    "cpu": frozenset({"prod", "nll_loss", "cross_entropy", "binary_cross_entropy",
+    "cpu": frozenset({"prod", "nll_loss", "cross_entropy", "binary_cross_entropy", "ctc_loss",
                       "binary_cross_entropy_with_logits", "inverse", "linalg_pinv",
                       "linalg_qr", "linalg_svd", "linalg_eigh", "linalg_solve",
                       "linalg_cholesky_ex", "linalg_solve_triangular"}),

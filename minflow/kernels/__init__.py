@@ -11,8 +11,9 @@ FAMILIES = ("copy", "creation", "elementwise", "reduce", "shape", "join", "index
             "sampling", "matrix", "fused", "rearrange", "optim_adam", "unary_math", "binary_math",
             "scan", "reduce_composite", "gamma", "broadcast", "calculus", "statistics",
             "index_update", "search", "construct",
-            "solve", "decomposition", "lu", "ldl", "products", "fold", "optim_rprop_asgd", "random_variates", "queries",
-            "analysis", "inplace_variants", "shape_extra", "window", "special_functions", "conv3d")
+            "solve", "decomposition", "lu", "ldl", "products", "fold", "optim_rprop_asgd",
+            "random_variates", "queries", "analysis", "inplace_variants", "shape_extra", "window",
+            "special_functions", "conv3d", "ctc_loss")
 
 
 def _load_families():

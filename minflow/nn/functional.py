@@ -8,6 +8,7 @@ from ..ops.fold import *  # noqa: F401,F403
 from ..ops.shuffle import *  # noqa: F401,F403
 from ..ops.nn import *  # noqa: F401,F403
 from ..ops.loss import *  # noqa: F401,F403
+from ..ops.ctc_loss import *  # noqa: F401,F403
 from ..ops.join import *  # noqa
 from ..ops.distance import *  # noqa: F401,F403
 from ..ops.upsample import *  # noqa: F401,F403

@@ -766,3 +766,23 @@ CASES.update({
         [Leaf(2, 2, 7, 5)]),
     "composite/dropout3d": (lambda x: nnF.dropout3d(x, 0.5), [Leaf(2, 6, 2, 3, 2)]),
 })
+
+
+def _ctc(x, **kwargs):
+    """ctc_loss of log_softmax(x) (T=6, N=3, C=4) against fixed targets and lengths."""
+    targets, lengths = minflow.tensor([[1, 2, 2], [3, 1, 0], [2, 2, 2]]), [6, 4, 3]
+    return nnF.ctc_loss(x.log_softmax(2), targets, lengths, [3, 2, 2], **kwargs)
+
+
+# the CTC loss (tests/ops/test_ctc_loss.py): padded and concatenated targets, an impossible
+# alignment zeroed; no double backward (as torch)
+CASES.update({
+    "ctc_loss": (lambda x: _ctc(x, reduction="none"), [Leaf(6, 3, 4)]),
+    "ctc_loss/concatenated_mean": (
+        lambda x: nnF.ctc_loss(x.log_softmax(2), minflow.tensor([1, 2, 2, 3, 1, 2, 2]),
+                               minflow.tensor([6, 4, 4]), minflow.tensor([3, 2, 2]), blank=3),
+        [Leaf(6, 3, 4)]),
+    "ctc_loss/zero_infinity": (lambda x: _ctc(x, reduction="sum", zero_infinity=True),
+                               [Leaf(6, 3, 4)]),
+})
+EXCLUDED["ctc_loss_grad"] = "no double backward, as torch: its grad function raises"

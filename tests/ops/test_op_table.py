@@ -1,5 +1,5 @@
 """The built-in op tables of test_elementwise.py, test_activation.py, test_nn_extra.py,
-test_nn_layers.py, test_loss_more.py, test_special.py, test_unary_math.py,
+test_nn_layers.py, test_loss_more.py, test_ctc_loss.py, test_special.py, test_unary_math.py,
 test_binary_math.py, test_scan_reduce.py, test_gamma.py, test_conv3d.py and
 test_grid_sample.py, run through
 minflow.testing.check_op: the same checker user ops get (forward over every listed dtype
@@ -16,6 +16,7 @@ from test_nn_extra import DOUBLE_BACKWARD, away_from_kinks
 from test_nn_extra import REFERENCES as NN_REFERENCES
 from test_nn_layers import REFERENCES as LAYER_REFERENCES
 from test_loss_more import REFERENCES as LOSS_REFERENCES
+from test_ctc_loss import REFERENCES as CTC_REFERENCES
 from test_special import UNARY as SPECIAL
 from test_unary_math import UNARY as UNARY_MATH
 from test_binary_math import BINARY as BINARY_MATH, sample as sample_math
@@ -98,6 +99,16 @@ def test_nn_layer_table(name, device):
 def test_loss_table(name, device):
     fn, ref, inputs = LOSS_REFERENCES[name]
     check_op(fn, [Sample(*inputs)], ref, dtypes=["float32", "float64"], devices=[device],
+             tol={"float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12)})
+
+
+@pytest.mark.parametrize("name", sorted(CTC_REFERENCES))
+def test_ctc_loss_table(name, device):
+    """Called on logits through log_softmax (the gradient torch defines assumes normalised
+    log-probabilities); no double backward, as torch."""
+    fn, ref, inputs = CTC_REFERENCES[name]
+    check_op(fn, [Sample(*inputs)], ref, op="ctc_loss", dtypes=["float32", "float64"],
+             devices=[device], gradgrad=False, undeclared=["float16"],
              tol={"float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12)})
 
 

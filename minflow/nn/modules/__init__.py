@@ -35,7 +35,8 @@ from .loss import (L1Loss, MSELoss, NLLLoss, NLLLoss2d, CrossEntropyLoss, BCELos
                    MarginRankingLoss,
                    HingeEmbeddingLoss, CosineEmbeddingLoss, TripletMarginLoss,
                    MultiLabelSoftMarginLoss, GaussianNLLLoss, PoissonNLLLoss,
-                   MultiMarginLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss)
+                   MultiMarginLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss,
+                   CTCLoss)
 from .distance import CosineSimilarity, PairwiseDistance
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
@@ -67,7 +68,7 @@ __all__ = ["FractionalMaxPool2d", "FractionalMaxPool3d", "Module", "Sequential",
            "PixelUnshuffle", "ChannelShuffle", "GaussianNLLLoss", "PoissonNLLLoss",
            "MultiMarginLoss", "MultiLabelMarginLoss", "Bilinear", "LocalResponseNorm",
            "LPPool1d", "LPPool2d", "Dropout1d", "AlphaDropout", "FeatureAlphaDropout",
-           "TripletMarginWithDistanceLoss", "EmbeddingBag", "NLLLoss2d",
+           "TripletMarginWithDistanceLoss", "EmbeddingBag", "NLLLoss2d", "CTCLoss",
            "AdaptiveLogSoftmaxWithLoss", "LazyModuleMixin", "LazyLinear", "LazyConv1d",
            "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
            "Conv3d", "ConvTranspose3d", "MaxPool3d",

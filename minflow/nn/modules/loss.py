@@ -14,7 +14,7 @@ __all__ = ["L1Loss", "MSELoss", "NLLLoss", "NLLLoss2d", "CrossEntropyLoss", "BCE
            "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "MultiLabelSoftMarginLoss", "GaussianNLLLoss", "PoissonNLLLoss", "MultiMarginLoss",
-           "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
+           "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss"]
 
 
 def _legacy_reduction(size_average, reduce):
@@ -120,6 +120,26 @@ class CrossEntropyLoss(_WeightedLoss):
         return F.cross_entropy(input, target, weight=self.weight,
                                ignore_index=self.ignore_index, reduction=self.reduction,
                                label_smoothing=self.label_smoothing)
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss of log-probabilities (T, N, C) and
+    targets (padded (N, S) or concatenated), given the input and target lengths; see
+    minflow.nn.functional.ctc_loss.
+
+    >>> loss = minflow.nn.CTCLoss()
+    >>> log_probs = minflow.full((2, 1, 2), 0.5).log()
+    >>> round(loss(log_probs, minflow.tensor([[1]]), [2], [1]).item(), 4)
+    0.2877
+    """
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
 
 
 class BCELoss(_WeightedLoss):
