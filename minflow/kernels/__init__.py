@@ -12,7 +12,7 @@ FAMILIES = ("copy", "creation", "elementwise", "reduce", "shape", "join", "index
             "scan", "reduce_composite", "gamma", "broadcast", "calculus", "statistics",
             "index_update", "search", "construct",
             "solve", "decomposition", "products", "fold", "optim_rprop_asgd", "random_variates", "queries",
-            "analysis", "inplace_variants", "shape_extra", "window", "special_functions", "conv3d")
+            "analysis", "inplace_variants", "shape_extra", "window", "special_functions", "special_polynomials", "conv3d")
 
 
 def _load_families():
