@@ -40,29 +40,30 @@ POLYNOMIALS = {
 }
 
 
-def _infer(public, first, second):
-    """Broadcast shapes, promoted dtype made floating; at least one tensor."""
+def _infer(first, second):
+    """Broadcast shapes, promoted dtype made floating; at least one tensor (the
+    dispatcher's errors name the op)."""
     def infer_fn(a, b):
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-            raise TypeError(f"{public}: expected {first} or {second} to be a Tensor, got "
+            raise TypeError(f"expected {first} or {second} to be a Tensor, got "
                             f"{type(a).__name__} and {type(b).__name__}")
         for name, value in ((first, a), (second, b)):
             if not isinstance(value, (Tensor, numbers.Real)):
-                raise TypeError(f"{public}: expected {name} to be a Tensor or a number, got "
+                raise TypeError(f"expected {name} to be a Tensor or a number, got "
                                 f"{type(value).__name__}")
         return infer.binary_float(a, b)
     return infer_fn
 
 
 ZETA = define_op("special_zeta", [Input("input", scalar_ok=True), Input("other", scalar_ok=True)],
-                 infer=_infer("special.zeta", "input", "other"), traits=BC, promote="out",
+                 infer=_infer("input", "other"), traits=BC, promote="out",
                  doc="Elementwise Hurwitz zeta function zeta(x, q) = sum_k (k + q)^-x, "
                      "x = input, q = other.")
 OPS = {"special_zeta": ZETA}
 for _name, _doc in POLYNOMIALS.items():
     OPS[f"special_{_name}"] = define_op(
         f"special_{_name}", [Input("input", scalar_ok=True), Input("n", scalar_ok=True)],
-        infer=_infer(f"special.{_name}", "input", "n"), traits=BC + ("no_grad",),
+        infer=_infer("input", "n"), traits=BC + ("no_grad",),
         promote="out", doc=f"Elementwise {_doc}, x = input, of degree n.")
 
 

@@ -1,8 +1,10 @@
 """Kernels of torch.special's Bessel and Airy functions (ops/special_functions.py): ports of
 torch's own Cephes-derived code (aten/src/ATen/native/Math.h), written once against the
 array module. Each keeps torch's branches and does the same float operations in the same
-order, in the input's dtype, so results agree with torch to the last bits; instead of
-branching per element, every branch is computed for the whole array and ``where`` picks.
+order, in the input's dtype; instead of branching per element, every branch is computed
+for the whole array and ``where`` picks. Results agree with torch's to a few ulps: its
+compiled loops fuse some multiply-adds, and numpy's exp, sin... may differ from glibc's in
+the last bit (relative to the value, more near the zeros of Y0, Y1 and Ai).
 
 float32 and float64 only: torch has no float16 kernel for these either. Coefficient
 tables: kernels/generic/cephes_tables.py.
@@ -71,7 +73,7 @@ def horner(z, coefficients):
 
 def chebyshev_series(xp, w, coefficients):
     """1/2 (b_0 - b_2) of b_k = w b_{k+1} - b_{k+2} + c_k: the Chebyshev series torch's
-    modified Bessel functions sum inline (Cephes' chbevl, with w = 2 x)."""
+    modified Bessel functions sum inline (Cephes' chbevl)."""
     t = w.dtype.type
     p = q = xp.zeros_like(w)
     a = xp.full_like(w, t(coefficients[0]))
@@ -106,8 +108,9 @@ def j0(xp, x):
     """J0(x), torch's bessel_j0_forward, which y0 uses.
 
     NOTE: torch's J0, J1, Y0 and Y1 drop the leading 1 of Cephes' denominators (its
-    p1evl), so they miss the functions by up to ~1e-8; the ports keep that, to agree with
-    torch. minflow.special.bessel_j0 and bessel_j1 are scipy's (Cephes' own)."""
+    p1evl), so they miss the functions by up to ~1e-8 (Y1 by 9e-7 just above 5); the
+    ports keep that, to agree with torch. minflow.special.bessel_j0 and bessel_j1 are
+    scipy's (Cephes' own)."""
     t = x.dtype.type
     x = xp.abs(x)
     z = x * x
@@ -163,7 +166,10 @@ def y1(xp, x):
 @_register("special_airy_ai")
 def airy_ai(xp, x):
     """Ai(x), torch's airy_ai_forward: an asymptotic form below -2.09 and one from 2.09 up
-    (0 past 103.892), the Maclaurin series between; NaN at +-inf."""
+    (0 past 103.892), the Maclaurin series between; NaN at +-inf.
+
+    NOTE: as in J0, torch's AFD and AGD sums drop Cephes' leading 1, so below -2.09 it
+    misses Ai by up to 3e-6; kept, to agree with torch."""
     t = x.dtype.type
     m = libm(xp)
     u = t(-2.0) * x * xp.sqrt(-x) / t(3.0)           # (2/3) |x|^(3/2), for x < 0

@@ -251,7 +251,8 @@ def zeta(xp, x, q):
     NaN for x < 1 and for q < 0 with x not an integer.
 
     NOTE: torch's cpu kernel sums in float64 for float32 too, from a first term q^-x
-    computed in the input's dtype; so does this one."""
+    computed in the input's dtype; so does this one, on both devices (torch's cuda kernel
+    sums float32 in float32). A q far below 0 costs a term per unit of -q, as in torch."""
     first = xp.power(q, -x)
     pole = (q <= 0) & (q == xp.floor(q))
     cases = [(x == 1, math.inf), (x < 1, math.nan), (pole, math.inf),
@@ -274,7 +275,7 @@ def _hurwitz(xp, x, q, s):
     index, a = xp.arange(s.size), q
     tails, terms, width = [], 0, 16
     while index.size:
-        width = max(2, min(width, 2 ** 22 // index.size))
+        width = max(2, min(width, 4096, 2 ** 22 // index.size))
         steps = xp.arange(1, width + 1)
         # a + 1, a + 2 ... and the partial sums, each added one at a time as torch does
         ones = xp.ones((index.size, width))
@@ -291,7 +292,7 @@ def _hurwitz(xp, x, q, s):
         tails.append((index[tail], x[tail], sums[rows, first][tail], bases[rows, first][tail],
                       powers[rows, first][tail]))
         going = ~stopped
-        index, x, a, s = index[going], x[going], bases[going, -1], sums[going, -1]
+        index, x, a, s = index[going], x[going], bases[:, -1][going], sums[:, -1][going]
         terms, width = terms + width, width * 2
     for where, *tail in tails:
         result[where] = _euler_maclaurin(xp, *tail)
