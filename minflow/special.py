@@ -2,37 +2,48 @@
 
 Most are the functions of other op families under torch.special's names (``expit`` is
 ``sigmoid``, ``gammaln`` ``lgamma``, ``psi`` ``digamma``, ``multigammaln`` ``mvlgamma``);
-``gammainc`` / ``gammaincc`` are ``igamma`` / ``igammac``; i0e, i1e, bessel_j0, bessel_j1,
-erfcx, ndtri, log_ndtr and entr are ops of their own (ops/special_functions.py); ndtr and
-xlog1py are composites.
+``gammainc`` / ``gammaincc`` are ``igamma`` / ``igammac``; i0e, i1e, erfcx, ndtri, log_ndtr,
+entr and the Bessel and Airy functions are ops of their own (ops/special_functions.py), as
+are zeta and the orthogonal polynomials (ops/special_polynomials.py); ndtr and xlog1py are
+composites.
 
 >>> round(minflow.special.ndtr(minflow.tensor([1.0])).item(), 4)
 0.8413
 """
-import math
-import numbers
+import math as _math
+import numbers as _numbers
 
-from .core import dtype as dtypes
-from .core.dispatch import apply
-from .core.inplace import write_out
-from .core.namespace import F
-from .core.tensor import Tensor
-from .ops.registry import get_op
-from .ops.special_functions import call
+from .core import dtype as _dtypes
+from .core.dispatch import apply as _apply
+from .core.inplace import write_out as _write_out
+from .core.namespace import F as _F
+from .core.tensor import Tensor as _Tensor
+from .ops.registry import get_op as _get_op
+from .ops.special_functions import DOCS as _DOCS, call as _call
+from .ops.special_polynomials import POLYNOMIALS as _POLYNOMIALS, call as _call2
 
-__all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
-           "exp2", "expit", "gammainc", "gammaincc", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr",
-           "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
-           "psi", "round", "sinc", "softmax", "xlog1py", "xlogy"]
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
+           "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+           "chebyshev_polynomial_w", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2",
+           "expit", "expm1", "gammainc", "gammaincc", "gammaln", "hermite_polynomial_h",
+           "hermite_polynomial_he", "i0", "i0e", "i1", "i1e", "laguerre_polynomial_l",
+           "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
+           "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+           "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+           "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+           "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+           "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "sinc",
+           "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
 
-erf, erfc, erfinv, exp2, expm1, log1p = F.erf, F.erfc, F.erfinv, F.exp2, F.expm1, F.log1p
-digamma = psi = F.digamma
-gammaln = F.lgamma
-multigammaln = F.mvlgamma
-polygamma, logit, sinc, i0, xlogy = F.polygamma, F.logit, F.sinc, F.i0, F.xlogy
-softmax, log_softmax, logsumexp, round = F.softmax, F.log_softmax, F.logsumexp, F.round  # noqa: A001
-expit = F.sigmoid
-gammainc, gammaincc = F.igamma, F.igammac
+erf, erfc, erfinv, exp2, expm1, log1p = _F.erf, _F.erfc, _F.erfinv, _F.exp2, _F.expm1, _F.log1p
+digamma = psi = _F.digamma
+gammaln = _F.lgamma
+multigammaln = _F.mvlgamma
+polygamma, logit, sinc, i0, xlogy = _F.polygamma, _F.logit, _F.sinc, _F.i0, _F.xlogy
+softmax, log_softmax, logsumexp = _F.softmax, _F.log_softmax, _F.logsumexp
+round = _F.round  # noqa: A001
+expit = _F.sigmoid
+gammainc, gammaincc = _F.igamma, _F.igammac
 
 
 def i0e(input, *, out=None):
@@ -42,7 +53,7 @@ def i0e(input, *, out=None):
     >>> round(minflow.special.i0e(minflow.tensor([1.0])).item(), 4)
     0.4658
     """
-    return call("special_i0e", input, out)
+    return _call("special_i0e", input, out)
 
 
 def i1(input, *, out=None):
@@ -52,8 +63,8 @@ def i1(input, *, out=None):
     >>> round(minflow.special.i1(minflow.tensor([1.0])).item(), 4)
     0.5652
     """
-    result = apply(get_op("i1"), (input,), {})
-    return result if out is None else write_out(result, out, "special.i1")
+    result = _apply(_get_op("i1"), (input,), {})
+    return result if out is None else _write_out(result, out, "special.i1")
 
 
 def i1e(input, *, out=None):
@@ -63,7 +74,7 @@ def i1e(input, *, out=None):
     >>> round(minflow.special.i1e(minflow.tensor([1.0])).item(), 4)
     0.2079
     """
-    return call("special_i1e", input, out)
+    return _call("special_i1e", input, out)
 
 
 def bessel_j0(input, *, out=None):
@@ -73,7 +84,7 @@ def bessel_j0(input, *, out=None):
     >>> round(minflow.special.bessel_j0(minflow.tensor([1.0])).item(), 4)
     0.7652
     """
-    return call("special_bessel_j0", input, out)
+    return _call("special_bessel_j0", input, out)
 
 
 def bessel_j1(input, *, out=None):
@@ -83,7 +94,7 @@ def bessel_j1(input, *, out=None):
     >>> round(minflow.special.bessel_j1(minflow.tensor([1.0])).item(), 4)
     0.4401
     """
-    return call("special_bessel_j1", input, out)
+    return _call("special_bessel_j1", input, out)
 
 
 def erfcx(input, *, out=None):
@@ -92,7 +103,7 @@ def erfcx(input, *, out=None):
     >>> round(minflow.special.erfcx(minflow.tensor([30.0])).item(), 5)
     0.0188
     """
-    return call("special_erfcx", input, out)
+    return _call("special_erfcx", input, out)
 
 
 def ndtr(input, *, out=None):
@@ -102,9 +113,9 @@ def ndtr(input, *, out=None):
     >>> minflow.special.ndtr(minflow.tensor([0.0])).tolist()
     [0.5]
     """
-    x = input if input.dtype.is_floating_point else F.cast(input, dtypes.get_default_dtype())
-    result = F.mul(F.erfc(F.mul(x, -1 / math.sqrt(2))), 0.5)
-    return result if out is None else write_out(result, out, "special.ndtr")
+    x = input if input.dtype.is_floating_point else _F.cast(input, _dtypes.get_default_dtype())
+    result = _F.mul(_F.erfc(_F.mul(x, -1 / _math.sqrt(2))), 0.5)
+    return result if out is None else _write_out(result, out, "special.ndtr")
 
 
 def ndtri(input, *, out=None):
@@ -114,7 +125,7 @@ def ndtri(input, *, out=None):
     >>> round(minflow.special.ndtri(minflow.tensor([0.975])).item(), 4)
     1.96
     """
-    return call("special_ndtri", input, out)
+    return _call("special_ndtri", input, out)
 
 
 def log_ndtr(input, *, out=None):
@@ -124,7 +135,7 @@ def log_ndtr(input, *, out=None):
     >>> round(minflow.special.log_ndtr(minflow.tensor([-40.0], dtype=minflow.float64)).item(), 2)
     -804.61
     """
-    return call("special_log_ndtr", input, out)
+    return _call("special_log_ndtr", input, out)
 
 
 def entr(input, *, out=None):
@@ -133,16 +144,16 @@ def entr(input, *, out=None):
     >>> minflow.special.entr(minflow.tensor([0.0, 1.0, -1.0])).tolist()
     [0.0, -0.0, -inf]
     """
-    return call("special_entr", input, out)
+    return _call("special_entr", input, out)
 
 
 def _as_tensor(value, like, where, name):
-    if isinstance(value, Tensor):
+    if isinstance(value, _Tensor):
         return value
-    if not isinstance(value, numbers.Number):
+    if not isinstance(value, _numbers.Number):
         raise TypeError(f"{where}: expected {name} to be a Tensor or a number, got "
                         f"{type(value).__name__}")
-    return F.full((), value, dtype=dtypes.result_type(value), device=like.device)
+    return _F.full((), value, dtype=_dtypes.result_type(value), device=like.device)
 
 
 def xlog1py(input, other, *, out=None):
@@ -152,16 +163,92 @@ def xlog1py(input, other, *, out=None):
     >>> minflow.special.xlog1py(minflow.tensor([0.0, 2.0]), minflow.tensor([-1.0, 0.0])).tolist()
     [0.0, 0.0]
     """
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+    if not isinstance(input, _Tensor) and not isinstance(other, _Tensor):
         raise TypeError(f"special.xlog1py: expected input or other to be a Tensor, got "
                         f"{type(input).__name__} and {type(other).__name__}")
     x = _as_tensor(input, other, "special.xlog1py", "input")
     y = _as_tensor(other, x, "special.xlog1py", "other")
-    dtype = dtypes.to_float(dtypes.result_type(input, other))
-    x, y = F.cast(x, dtype), F.cast(y, dtype)
+    dtype = _dtypes.to_float(_dtypes.result_type(input, other))
+    x, y = _F.cast(x, dtype), _F.cast(y, dtype)
     # torch's rule: 0 where input is 0 and log1p(other) is not finite (other <= -1 or
     # +inf); there the gradient is 0 too. NOTE: other is replaced by 0 at those places,
     # so that log1p's gradient (inf at -1) never meets the masked branch's zero
-    masked = F.logical_and(F.eq(x, 0), F.logical_or(F.le(y, -1), F.isposinf(y)))
-    result = F.mul(x, F.where(masked, 0.0, F.log1p(F.where(masked, 0.0, y))))
-    return result if out is None else write_out(result, out, "special.xlog1py")
+    masked = _F.logical_and(_F.eq(x, 0), _F.logical_or(_F.le(y, -1), _F.isposinf(y)))
+    result = _F.mul(x, _F.where(masked, 0.0, _F.log1p(_F.where(masked, 0.0, y))))
+    return result if out is None else _write_out(result, out, "special.xlog1py")
+
+
+def zeta(input, other, *, out=None):
+    """zeta(input, other, *, out=None) -> Tensor: the Hurwitz zeta function
+    zeta(x, q) = sum_{k >= 0} (k + q)^-x of x = input and q = other (broadcast; either may
+    be a number). inf at x = 1 and at q = 0, -1, -2 ...; NaN for x < 1. As torch, only the
+    gradient w.r.t. other (q) is implemented: d/dq zeta(x, q) = -x zeta(x + 1, q).
+
+    >>> minflow.special.zeta(minflow.tensor([2.0, 4.0]), 1)
+    tensor([1.6449, 1.0823])
+    >>> minflow.special.zeta(2, minflow.tensor([1.0, 2.0]))
+    tensor([1.6449, 0.6449])
+    """
+    return _call2("special_zeta", input, other, out)
+
+
+def _bessel(name, printed):
+    """The public function of the one-input op ``special_<name>``, documented from the op."""
+    def function(input, *, out=None):
+        return _call(f"special_{name}", input, out)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"{name}(input, *, out=None) -> Tensor: {_DOCS['special_' + name]}.\n\n"
+        f"    Elementwise; integer inputs give the default float dtype. As torch: no float16\n"
+        f"    kernel, and not differentiable.\n\n"
+        f"    >>> minflow.special.{name}(minflow.tensor([0.5, 1.0, 2.0]))\n    {printed}\n    ")
+    return function
+
+
+airy_ai = _bessel("airy_ai", "tensor([0.2317, 0.1353, 0.0349])")
+bessel_y0 = _bessel("bessel_y0", "tensor([-0.4445,  0.0883,  0.5104])")
+bessel_y1 = _bessel("bessel_y1", "tensor([-1.4715, -0.7812, -0.1070])")
+modified_bessel_i0 = _bessel("modified_bessel_i0", "tensor([1.0635, 1.2661, 2.2796])")
+modified_bessel_i1 = _bessel("modified_bessel_i1", "tensor([0.2579, 0.5652, 1.5906])")
+modified_bessel_k0 = _bessel("modified_bessel_k0", "tensor([0.9244, 0.4210, 0.1139])")
+modified_bessel_k1 = _bessel("modified_bessel_k1", "tensor([1.6564, 0.6019, 0.1399])")
+scaled_modified_bessel_k0 = _bessel("scaled_modified_bessel_k0",
+                                    "tensor([1.5241, 1.1445, 0.8416])")
+scaled_modified_bessel_k1 = _bessel("scaled_modified_bessel_k1",
+                                    "tensor([2.7310, 1.6362, 1.0335])")
+spherical_bessel_j0 = _bessel("spherical_bessel_j0", "tensor([0.9589, 0.8415, 0.4546])")
+
+
+def _polynomial(name, printed):
+    """The public function of the op ``special_<name>`` of x and degree n."""
+    def function(input, n, *, out=None):
+        return _call2(f"special_{name}", input, n, out)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"{name}(input, n, *, out=None) -> Tensor: {_POLYNOMIALS[name]} of\n"
+        f"    x = input, of degree n.\n\n"
+        f"    Elementwise; input and n broadcast, either may be a number; integer inputs give\n"
+        f"    the default float dtype. n is truncated toward 0; n < 0 gives 0. As torch: no\n"
+        f"    float16 kernel, and not differentiable.\n\n"
+        f"    >>> minflow.special.{name}(minflow.tensor([0.5, 1.0, 2.0]), 3)\n"
+        f"    {printed}\n    ")
+    return function
+
+
+chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t", "tensor([-1.,  1., 26.])")
+chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u", "tensor([-1.,  4., 56.])")
+chebyshev_polynomial_v = _polynomial("chebyshev_polynomial_v", "tensor([-1.,  1., 41.])")
+chebyshev_polynomial_w = _polynomial("chebyshev_polynomial_w", "tensor([-1.,  7., 71.])")
+shifted_chebyshev_polynomial_t = _polynomial("shifted_chebyshev_polynomial_t",
+                                             "tensor([-0.,  1., 99.])")
+shifted_chebyshev_polynomial_u = _polynomial("shifted_chebyshev_polynomial_u",
+                                             "tensor([ -0.,   4., 204.])")
+shifted_chebyshev_polynomial_v = _polynomial("shifted_chebyshev_polynomial_v",
+                                             "tensor([  1.,   1., 169.])")
+shifted_chebyshev_polynomial_w = _polynomial("shifted_chebyshev_polynomial_w",
+                                             "tensor([ -1.,   7., 239.])")
+hermite_polynomial_h = _polynomial("hermite_polynomial_h", "tensor([-5., -4., 40.])")
+hermite_polynomial_he = _polynomial("hermite_polynomial_he", "tensor([-1.3750, -2.0000,  2.0000])")
+laguerre_polynomial_l = _polynomial("laguerre_polynomial_l",
+                                    "tensor([-0.1458, -0.6667, -0.3333])")
+legendre_polynomial_p = _polynomial("legendre_polynomial_p", "tensor([-0.4375,  1.0000, 17.0000])")

@@ -679,6 +679,12 @@ CASES.update({
                                [Leaf(3, 4), Leaf(3, 4, **POS)]),
 })
 CASES["composite/pdist"] = (lambda x: minflow.nn.functional.pdist(x, 3), [Leaf(4, 3)])
+CASES.update({    # zeta: differentiable in other (q) only; a broadcast input, a number input
+    "special_zeta": (
+        lambda q: minflow.special.zeta(minflow.tensor([[2.0, 3.5, 5.0, 2.5]], dtype=F64), q),
+        [Leaf(3, 4, **POS)]),
+    "special_zeta/number": (lambda q: minflow.special.zeta(3, q), [Leaf(4, **POS)]),
+})
 CASES.update({    # igamma / igammac: differentiable in other only; a broadcast input too
     "composite/special.gammaincc": (
         lambda x: minflow.special.gammaincc(minflow.tensor([[0.5, 1.5, 2.0, 3.0]], dtype=F64), x),

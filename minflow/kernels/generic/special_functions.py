@@ -1,8 +1,13 @@
 """Kernels of ops/special_functions.py, written once against the array module: from
 scipy.special on numpy and cupyx.scipy.special on cupy (float16 computed in float32).
-entr needs neither. On a cpu without scipy the others raise an error saying so."""
+entr needs neither. On a cpu without scipy the others raise an error saying so.
+
+The Bessel functions of the second kind, the modified and spherical Bessel functions and
+the Airy function are ports of torch's own code, in bessel.py (imported here to register
+them)."""
 from ...core.dtype import FLOATS
 from ..registry import register_kernel
+from . import bessel  # noqa: F401  (registers its kernels)
 from .special import _special
 
 SCIPY_NAMES = {"special_i0e": "i0e", "special_i1e": "i1e", "special_bessel_j0": "j0",
