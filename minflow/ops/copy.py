@@ -127,14 +127,24 @@ def zero_(self):
 
 @public
 def fill(input, value):
-    """fill(input, value) -> Tensor, a new tensor like ``input`` filled with ``value``.
+    """fill(input, value) -> Tensor, a new tensor like ``input`` filled with ``value``; in
+    autograd it depends on input (with zero gradient) and on a tensor ``value`` (the
+    summed gradient), as torch's.
 
     >>> minflow.fill(minflow.zeros(2), 3.0).tolist()
     [3.0, 3.0]
     """
     if isinstance(value, Tensor):
-        value = value.item()
-    return F.full_like(input, value)
+        if value.ndim:
+            raise RuntimeError(f"fill: only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions")
+        full = F.expand(F.cast(value, input.dtype), tuple(input.shape))
+    else:
+        full = F.full_like(input, value)
+    if not (input.requires_grad or full.requires_grad):
+        return full
+    # input's gradient is zero, as torch's FillBackward: a mask that keeps nothing of it
+    return F.where(F.ones_like(input, dtype=dtypes.bool), full, input)
 
 
 public(fill_, name="fill_")             # minflow.fill_(t, v), as torch.fill_
