@@ -42,13 +42,19 @@ class LKJCholesky(Distribution):
                          validate_args=validate_args)
 
     def _onion_beta(self):
-        """Beta(i / 2, eta + (dim - 2 - i) / 2) for the row i's squared norm below the
-        diagonal (row 0 has none: its entry is unused)."""
+        """Beta(i / 2, eta + (dim - 1 - i) / 2) for the squared norm of row i's part below
+        the diagonal (row 0 has none: its entry is unused).
+
+        NOTE: torch 2.x takes Beta(i - 1/2, ...) for rows i >= 2 (an offset left unhalved),
+        so its samples for dim >= 3 do not follow the LKJ density its log_prob gives (the
+        correlations are not exchangeable); here the onion method's Beta(i / 2, ...) of
+        Lewandowski et al. (and NumPyro), whose correlations are all 2 Beta(b, b) - 1 with
+        b = eta - 1 + dim / 2."""
         marginal = self.concentration + 0.5 * (self.dim - 2)
-        offset = F.arange(self.dim - 1, dtype=self.concentration.dtype,
-                          device=self.concentration.device)
-        offset = F.cat([offset.new_zeros((1,)), offset])
-        return Beta(offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset)
+        half_offset = F.arange(self.dim - 1, dtype=self.concentration.dtype,
+                               device=self.concentration.device) / 2
+        half_offset = F.cat([half_offset.new_zeros((1,)), half_offset])
+        return Beta(half_offset + 0.5, marginal.unsqueeze(-1) - half_offset)
 
     def expand(self, batch_shape, _instance=None):
         new = self._expanded(LKJCholesky, batch_shape, _instance, {"concentration": ()})

@@ -33,7 +33,10 @@ def _cholesky_solve(rhs, tril):
     NOTE: solved against the product L L^T rather than by two triangular solves, so that
     the gradient w.r.t. L is torch.cholesky_solve's, which reaches the upper triangle of L
     too (a triangular solve never reads it, so would give it no gradient)."""
-    return solve(tril @ tril.mT, rhs)
+    matrix = tril @ tril.mT
+    batch = tuple(broadcast_shapes(tuple(rhs.shape[:-2]), tuple(matrix.shape[:-2])))
+    # (rhs gets its batch dims: a rhs of one dim less than matrix is a batch of vectors)
+    return solve(matrix, rhs.expand(batch + tuple(rhs.shape[-2:])))
 
 
 class Wishart(ExponentialFamily):
@@ -72,10 +75,10 @@ class Wishart(ExponentialFamily):
         if matrix.dim() < 2:
             raise ValueError(f"{name} must be at least two-dimensional, with optional "
                              f"leading batch dimensions")
-        if isinstance(df, numbers.Number):
-            df = F.tensor(df, dtype=matrix.dtype, device=matrix.device)
-        batch_shape = Size(broadcast_shapes(tuple(matrix.shape[:-2]), tuple(df.shape)))
-        self.df = df.expand(tuple(batch_shape))
+        df_tensor = df if not isinstance(df, numbers.Number) else \
+            F.tensor(df, dtype=matrix.dtype, device=matrix.device)
+        batch_shape = Size(broadcast_shapes(tuple(matrix.shape[:-2]), tuple(df_tensor.shape)))
+        self.df = df_tensor.expand(tuple(batch_shape))
         event_shape = Size(tuple(matrix.shape[-2:]))
         p = event_shape[-1]
         if has_values(self.df) and (self.df <= p - 1).any().item():
