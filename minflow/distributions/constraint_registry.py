@@ -21,9 +21,10 @@ __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 class ConstraintRegistry:
     """Constraint classes -> factories ``f(constraint) -> Transform``.
 
-    >>> registry = ConstraintRegistry()
-    >>> _ = registry.register(constraints.positive, lambda c: transforms.ExpTransform())
-    >>> registry(constraints.positive)
+    >>> D = minflow.distributions
+    >>> registry = D.constraint_registry.ConstraintRegistry()
+    >>> _ = registry.register(D.constraints.positive, lambda c: D.ExpTransform())
+    >>> registry(D.constraints.positive)
     ExpTransform()
     """
 

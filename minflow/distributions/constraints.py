@@ -14,13 +14,12 @@ from ..linalg import cholesky_ex, eigvalsh, vector_norm
 from .utils import eps_of, has_values
 
 __all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky",
-           "dependent",
-           "dependent_property", "greater_than",
-           "greater_than_eq", "half_open_interval", "independent", "integer_interval",
-           "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "multinomial",
-           "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_semidefinite",
-           "positive_integer", "real", "real_vector", "simplex", "square", "stack", "symmetric",
-           "unit_interval"]
+           "dependent", "dependent_property", "greater_than", "greater_than_eq",
+           "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
+           "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative",
+           "nonnegative_integer", "one_hot", "positive", "positive_definite",
+           "positive_semidefinite", "positive_integer", "real", "real_vector", "simplex",
+           "square", "stack", "symmetric", "unit_interval"]
 
 
 class Constraint:

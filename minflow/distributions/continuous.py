@@ -53,6 +53,8 @@ class Normal(_LocationScale, ExponentialFamily):
     (-0.9189, 0.5)
     """
 
+    _mean_carrier_measure = 0
+
     @property
     def stddev(self):
         return self.scale
@@ -79,8 +81,6 @@ class Normal(_LocationScale, ExponentialFamily):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + F.log(self.scale)
-
-    _mean_carrier_measure = 0
 
     @property
     def _natural_params(self):
@@ -203,6 +203,7 @@ class Exponential(ExponentialFamily):
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
@@ -246,8 +247,6 @@ class Exponential(ExponentialFamily):
 
     def entropy(self):
         return 1.0 - F.log(self.rate)
-
-    _mean_carrier_measure = 0
 
     @property
     def _natural_params(self):

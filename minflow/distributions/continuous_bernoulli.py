@@ -27,6 +27,7 @@ class ContinuousBernoulli(ExponentialFamily):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
         if (probs is None) == (logits is None):
@@ -132,8 +133,6 @@ class ContinuousBernoulli(ExponentialFamily):
         log_probs0, log_probs1 = F.log1p(-self.probs), F.log(self.probs)
         return (self.mean * (log_probs0 - log_probs1) - self._cont_bern_log_norm()
                 - log_probs0)
-
-    _mean_carrier_measure = 0
 
     @property
     def _natural_params(self):

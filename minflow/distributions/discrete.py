@@ -63,6 +63,7 @@ class Bernoulli(_BinaryParams, ExponentialFamily):
 
     support = constraints.boolean
     has_enumerate_support = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         _, batch_shape = self._set_param(probs, logits)
@@ -96,8 +97,6 @@ class Bernoulli(_BinaryParams, ExponentialFamily):
 
     def entropy(self):
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
-
-    _mean_carrier_measure = 0
 
     @property
     def _natural_params(self):

@@ -36,6 +36,7 @@ class Gamma(ExponentialFamily):
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -78,8 +79,6 @@ class Gamma(ExponentialFamily):
     def entropy(self):
         a = self.concentration
         return a - F.log(self.rate) + F.lgamma(a) + (1.0 - a) * F.digamma(a)
-
-    _mean_carrier_measure = 0
 
     @property
     def _natural_params(self):

@@ -9,7 +9,7 @@ import minflow
 from minflow.distributions import ExponentialFamily, kl_divergence
 from minflow.distributions.kl import _kl_expfamily_expfamily
 from _dist_cases import CASES, build
-from test_dist_kl import FAMILY, _build
+from test_dist_kl import _build
 
 torch = pytest.importorskip("torch")
 TOL = dict(rtol=1e-6, atol=1e-9)
