@@ -9,16 +9,20 @@ ops (so log_prob, entropy and rsample are differentiable, eagerly and in nn.Grap
 minflow.Size([5, 2])
 """
 from . import constraints
+from .constraint_registry import biject_to, transform_to
 from .continuous import Exponential, Laplace, Normal, Uniform
 from .continuous_bernoulli import ContinuousBernoulli
 from .categorical import (Categorical, Multinomial, OneHotCategorical,
                           OneHotCategoricalStraightThrough)
 from .discrete import Bernoulli, Binomial, Geometric, NegativeBinomial, Poisson
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .generalized_pareto import GeneralizedPareto
 from .gamma import Beta, Chi2, Dirichlet, Gamma
 from .heavy_tailed import Cauchy, FisherSnedecor, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .lkj_cholesky import LKJCholesky
 from . import kl_extended  # noqa: F401  (registers its KL pairs)
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
@@ -27,22 +31,24 @@ from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed import LogNormal, TransformedDistribution
 from .von_mises import VonMises
+from .wishart import Wishart
 from .transformed_families import (Gumbel, HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy,
                                    LogisticNormal, Pareto, Weibull)
 from . import transforms
 from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
-                         CumulativeDistributionTransform, ExpTransform, IndependentTransform,
-                         LowerCholeskyTransform, PowerTransform, ReshapeTransform,
+                         CorrCholeskyTransform, CumulativeDistributionTransform, ExpTransform,
+                         IndependentTransform, LowerCholeskyTransform,
+                         PositiveDefiniteTransform, PowerTransform, ReshapeTransform,
                          SigmoidTransform, SoftmaxTransform, SoftplusTransform, StackTransform,
                          StickBreakingTransform, TanhTransform, Transform, identity_transform)
 
 __all__ = ["constraints", "transforms", "Distribution", "Bernoulli", "Beta", "Binomial",
            "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Exponential",
-           "FisherSnedecor", "Gamma", "Geometric",
+           "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric",
            "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy",
-           "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
-           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
-           "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "kl_divergence", "register_kl",
-           *transforms.__all__]
+           "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
+           "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
+           "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart",
+           "biject_to", "kl_divergence", "register_kl", "transform_to", *transforms.__all__]

@@ -10,15 +10,16 @@ Interval(lower_bound=0.0, upper_bound=1.0)
 """
 from ..core import dtype as dtypes
 from ..core.namespace import F
-from .utils import has_values
+from ..linalg import cholesky_ex, eigvalsh, vector_norm
+from .utils import eps_of, has_values
 
-__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "dependent",
-           "dependent_property", "greater_than",
-           "greater_than_eq", "half_open_interval", "independent", "integer_interval",
-           "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "multinomial",
-           "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
-           "positive_integer", "real", "real_vector", "simplex", "square", "stack", "symmetric",
-           "unit_interval"]
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky",
+           "dependent", "dependent_property", "greater_than", "greater_than_eq",
+           "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
+           "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative",
+           "nonnegative_integer", "one_hot", "positive", "positive_definite",
+           "positive_semidefinite", "positive_integer", "real", "real_vector", "simplex",
+           "square", "stack", "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -339,6 +340,19 @@ class _LowerCholesky(Constraint):
         return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors whose rows have unit norm (within 10 D eps): Cholesky
+    factors of correlation matrices."""
+
+    event_dim = 2
+
+    def check(self, value):
+        tol = eps_of(value.dtype) * value.size(-1) * 10
+        row_norm = vector_norm(value.detach(), dim=-1)
+        unit_row_norm = ((row_norm - 1.0).abs() <= tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -355,12 +369,19 @@ class _Symmetric(_Square):
         return F.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
 
 
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value):
+        symmetric = super().check(value)
+        if has_values(symmetric) and not symmetric.all().item():
+            return symmetric
+        return (eigvalsh(value) >= 0).all(-1)
+
+
 class _PositiveDefinite(_Symmetric):
     def check(self, value):
         symmetric = super().check(value)
         if has_values(symmetric) and not symmetric.all().item():
             return symmetric
-        from ..linalg import cholesky_ex
         return cholesky_ex(value).info == 0
 
 
@@ -386,8 +407,10 @@ simplex = _Simplex()
 multinomial = _Multinomial
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
 cat = _Cat
 stack = _Stack

@@ -6,6 +6,7 @@ from ..core.namespace import F
 from ..core.tensor import Size
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, eps_of, standard_normal, standard_uniform
 
 __all__ = ["Normal", "Laplace", "Uniform", "Exponential"]
@@ -41,7 +42,7 @@ class _LocationScale(Distribution):
         return self.loc
 
 
-class Normal(_LocationScale):
+class Normal(_LocationScale, ExponentialFamily):
     """Normal(loc, scale): the Gaussian of mean loc and standard deviation scale.
 
     log p(x) = -(x - loc)^2 / (2 scale^2) - log scale - log sqrt(2 pi)
@@ -51,6 +52,8 @@ class Normal(_LocationScale):
     >>> round(d.log_prob(x).item(), 4), round(d.cdf(x).item(), 4)
     (-0.9189, 0.5)
     """
+
+    _mean_carrier_measure = 0
 
     @property
     def stddev(self):
@@ -78,6 +81,13 @@ class Normal(_LocationScale):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + F.log(self.scale)
+
+    @property
+    def _natural_params(self):
+        return self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal()
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * F.log(-math.pi / y)
 
 
 class Laplace(_LocationScale):
@@ -182,7 +192,7 @@ class Uniform(Distribution):
         return F.log(self.high - self.low)
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """Exponential(rate): density rate * exp(-rate x) on x >= 0.
 
     >>> d = minflow.distributions.Exponential(minflow.tensor([2.0]))
@@ -193,6 +203,7 @@ class Exponential(Distribution):
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
@@ -236,3 +247,10 @@ class Exponential(Distribution):
 
     def entropy(self):
         return 1.0 - F.log(self.rate)
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -F.log(-x)

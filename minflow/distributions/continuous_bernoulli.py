@@ -8,14 +8,14 @@ from ..core.namespace import F
 from ..core.tensor import Size
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import (broadcast_all, clamp_probs, lazy_property, logits_to_probs,
                     probs_to_logits, standard_uniform)
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(Distribution):
+class ContinuousBernoulli(ExponentialFamily):
     """ContinuousBernoulli(probs=None, logits=None, lims=(0.499, 0.501)): density
     C(p) p^x (1 - p)^(1 - x) on [0, 1], with C(p) = 2 atanh(1 - 2p) / (1 - 2p).
 
@@ -27,6 +27,7 @@ class ContinuousBernoulli(Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
         if (probs is None) == (logits is None):
@@ -132,3 +133,15 @@ class ContinuousBernoulli(Distribution):
         log_probs0, log_probs1 = F.log1p(-self.probs), F.log(self.probs)
         return (self.mean * (log_probs0 - log_probs1) - self._cont_bern_log_norm()
                 - log_probs0)
+
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        """log C as a function of the natural parameter (Taylor-expanded near 0)."""
+        outside = F.le(x, self._lims[0] - 0.5) | F.gt(x, self._lims[1] - 0.5)
+        cut = F.where(outside, x, (self._lims[0] - 0.5) * F.ones_like(x))
+        log_norm = F.log(F.abs(F.expm1(cut))) - F.log(F.abs(cut))
+        taylor = 0.5 * x + x.pow(2) / 24.0 - x.pow(4) / 2880.0
+        return F.where(outside, log_norm, taylor)

@@ -9,6 +9,7 @@ from ..core.tensor import Size
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .gamma import Gamma
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits, tiny_of
 
@@ -52,7 +53,7 @@ class _BinaryParams(Distribution):
         return self._param.size()
 
 
-class Bernoulli(_BinaryParams):
+class Bernoulli(_BinaryParams, ExponentialFamily):
     """Bernoulli(probs=None, logits=None): 1 with probability probs (= sigmoid(logits)).
 
     >>> d = minflow.distributions.Bernoulli(probs=minflow.tensor([0.25]))
@@ -62,6 +63,7 @@ class Bernoulli(_BinaryParams):
 
     support = constraints.boolean
     has_enumerate_support = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         _, batch_shape = self._set_param(probs, logits)
@@ -95,6 +97,13 @@ class Bernoulli(_BinaryParams):
 
     def entropy(self):
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    @property
+    def _natural_params(self):
+        return (F.logit(self.probs),)
+
+    def _log_normalizer(self, x):
+        return F.log1p(F.exp(x))
 
     def enumerate_support(self, expand=True):
         values = F.arange(2, dtype=self._param.dtype, device=self._param.device)
@@ -280,7 +289,7 @@ class NegativeBinomial(_BinaryParams):
         return log_unnormalized - log_normalization
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """Poisson(rate): P(k) = rate^k e^-rate / k!.
 
     >>> d = minflow.distributions.Poisson(minflow.tensor([2.0]))
@@ -320,3 +329,10 @@ class Poisson(Distribution):
         self._check_value(value)
         rate, value = broadcast_all(self.rate, value)
         return F.xlogy(value, rate) - rate - F.lgamma(value + 1)
+
+    @property
+    def _natural_params(self):
+        return (F.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        return F.exp(x)

@@ -1,7 +1,7 @@
 """Transforms over whole events (SoftmaxTransform, StickBreakingTransform,
-LowerCholeskyTransform, ReshapeTransform) and the combinators (IndependentTransform,
-CatTransform, StackTransform, CumulativeDistributionTransform), as
-torch.distributions.transforms; all are re-exported by transforms.py.
+ReshapeTransform) and the combinators (IndependentTransform, CatTransform,
+StackTransform, CumulativeDistributionTransform), as torch.distributions.transforms;
+all are re-exported by transforms.py (the matrix ones live in matrix_transforms.py).
 
 >>> from minflow.distributions.transforms import StickBreakingTransform
 >>> t = StickBreakingTransform()
@@ -19,8 +19,8 @@ from . import constraints
 from .transforms import Transform
 from .utils import eps_of, sum_rightmost, tiny_of
 
-__all__ = ["SoftmaxTransform", "StickBreakingTransform", "LowerCholeskyTransform",
-           "ReshapeTransform", "IndependentTransform", "CatTransform", "StackTransform",
+__all__ = ["SoftmaxTransform", "StickBreakingTransform", "ReshapeTransform",
+           "IndependentTransform", "CatTransform", "StackTransform",
            "CumulativeDistributionTransform"]
 
 
@@ -106,25 +106,6 @@ class StickBreakingTransform(Transform):
     def inverse_shape(self, shape):
         shape = _at_least_one_dim(shape, "StickBreakingTransform.inverse_shape")
         return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
-
-
-class LowerCholeskyTransform(Transform):
-    """Square matrices to lower triangular ones with a positive diagonal: the strictly
-    lower part kept, the diagonal exponentiated (not bijective: the upper part is lost)."""
-
-    domain = constraints.independent(constraints.real, 2)
-    codomain = constraints.lower_cholesky
-
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = object.__hash__
-
-    def _call(self, x):
-        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
-
-    def _inverse(self, y):
-        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
 
 
 class ReshapeTransform(Transform):

@@ -12,6 +12,7 @@ from ..core.namespace import F
 from ..core.tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import as_size, broadcast_all, tiny_of
 
 __all__ = ["Gamma", "Chi2", "Dirichlet", "Beta"]
@@ -24,7 +25,7 @@ def _clamp_tiny(value):
     return value + (plain.clamp(min=tiny_of(value.dtype)) - plain)
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma(concentration, rate): density rate^a x^(a-1) e^(-rate x) / Gamma(a).
 
     >>> d = minflow.distributions.Gamma(minflow.tensor([2.0]), minflow.tensor([1.0]))
@@ -35,6 +36,7 @@ class Gamma(Distribution):
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -78,6 +80,13 @@ class Gamma(Distribution):
         a = self.concentration
         return a - F.log(self.rate) + F.lgamma(a) + (1.0 - a) * F.digamma(a)
 
+    @property
+    def _natural_params(self):
+        return self.concentration - 1, -self.rate
+
+    def _log_normalizer(self, x, y):
+        return F.lgamma(x + 1) + (x + 1) * F.log(-y.reciprocal())
+
 
 class Chi2(Gamma):
     """Chi2(df): the sum of squares of df standard normals, Gamma(df / 2, 1 / 2).
@@ -101,7 +110,7 @@ class Chi2(Gamma):
         return self.concentration * 2
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """Dirichlet(concentration): distributions over the simplex of the last dim.
 
     >>> d = minflow.distributions.Dirichlet(minflow.tensor([1.0, 3.0]))
@@ -160,8 +169,15 @@ class Dirichlet(Distribution):
         return (F.lgamma(a).sum(-1) - F.lgamma(a0) - (k - a0) * F.digamma(a0)
                 - ((a - 1.0) * F.digamma(a)).sum(-1))
 
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
 
-class Beta(Distribution):
+    def _log_normalizer(self, x):
+        return x.lgamma().sum(-1) - F.lgamma(x.sum(-1))
+
+
+class Beta(ExponentialFamily):
     """Beta(concentration1, concentration0): density x^(c1-1) (1-x)^(c0-1) / B(c1, c0).
 
     >>> d = minflow.distributions.Beta(minflow.tensor([2.0]), minflow.tensor([2.0]))
@@ -221,3 +237,10 @@ class Beta(Distribution):
 
     def entropy(self):
         return self._dirichlet.entropy()
+
+    @property
+    def _natural_params(self):
+        return self.concentration1, self.concentration0
+
+    def _log_normalizer(self, x, y):
+        return F.lgamma(x) + F.lgamma(y) - F.lgamma(x + y)

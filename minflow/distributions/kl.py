@@ -9,6 +9,7 @@ import functools
 import math
 import warnings
 
+from ..autograd.engine import grad
 from ..core.namespace import F
 from ..linalg import solve_triangular
 from ..ops.infer import broadcast_shapes
@@ -16,6 +17,7 @@ from .categorical import Categorical, OneHotCategorical
 from .continuous import Exponential, Laplace, Normal, Uniform
 from .discrete import Bernoulli, Binomial, Geometric, Poisson
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .gamma import Beta, Dirichlet, Gamma
 from .independent import Independent
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
@@ -161,6 +163,23 @@ def _kl_dirichlet_dirichlet(p, q):
 def _kl_exponential_exponential(p, q):
     ratio = q.rate / p.rate
     return -ratio.log() + ratio - 1
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """The Bregman divergence of the log normalizer F between the natural parameters:
+    F(theta_q) - F(theta_p) - <theta_q - theta_p, grad F(theta_p)>."""
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential "
+                                  "families cannot be computed using Bregman divergences")
+    p_params = [param.detach().requires_grad_() for param in p._natural_params]
+    q_params = q._natural_params
+    log_normalizer = p._log_normalizer(*p_params)
+    grads = grad(log_normalizer.sum(), p_params, create_graph=True)
+    result = q._log_normalizer(*q_params) - log_normalizer
+    for p_param, q_param, p_grad in zip(p_params, q_params, grads):
+        result = result - sum_rightmost((q_param - p_param) * p_grad, len(q.event_shape))
+    return result
 
 
 @register_kl(Gamma, Gamma)

@@ -1,8 +1,9 @@
 """Bijections with log-det-Jacobians, for TransformedDistribution, as
 torch.distributions.transforms: the elementwise ones here (Exp, Power, Affine, Sigmoid,
 Softplus, Tanh, Abs), ComposeTransform and the inverse of each (``t.inv``); the ones over
-whole events (Softmax, StickBreaking, LowerCholesky, Reshape) and the combinators
-(Independent, Cat, Stack, CumulativeDistribution) live in event_transforms.py.
+whole events (Softmax, StickBreaking, Reshape) and the combinators (Independent, Cat,
+Stack, CumulativeDistribution) live in event_transforms.py, the matrix ones
+(LowerCholesky, PositiveDefinite, CorrCholesky) in matrix_transforms.py.
 
 >>> from minflow.distributions.transforms import ExpTransform
 >>> t = ExpTransform()
@@ -22,8 +23,9 @@ from . import constraints
 from .utils import broadcast_all, eps_of, lazy_property, sum_rightmost, tiny_of
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
-           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform",
            "SoftplusTransform", "TanhTransform", "SoftmaxTransform", "StackTransform",
            "StickBreakingTransform", "Transform", "identity_transform"]
 
@@ -514,5 +516,7 @@ identity_transform = ComposeTransform([])
 
 # NOTE: imported last: event_transforms subclasses the Transform defined above
 from .event_transforms import (CatTransform, CumulativeDistributionTransform,  # noqa: E402
-                               IndependentTransform, LowerCholeskyTransform, ReshapeTransform,
-                               SoftmaxTransform, StackTransform, StickBreakingTransform)
+                               IndependentTransform, ReshapeTransform, SoftmaxTransform,
+                               StackTransform, StickBreakingTransform)
+from .matrix_transforms import (CorrCholeskyTransform, LowerCholeskyTransform,  # noqa: E402
+                                PositiveDefiniteTransform)

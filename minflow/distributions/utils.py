@@ -10,7 +10,7 @@ from ..core.tensor import Size, Tensor
 from ..ops.infer import broadcast_shapes
 
 __all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "clamp_probs",
-           "lazy_property", "euler_constant"]
+           "lazy_property", "euler_constant", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 euler_constant = 0.57721566490153286060
 
@@ -134,3 +134,42 @@ def as_size(shape, where="sample_shape"):
             isinstance(n, int) and not isinstance(n, bool) for n in shape):
         raise TypeError(f"{where}: expected a tuple of ints (a minflow.Size), got {shape!r}")
     return Size(tuple(shape))
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The lower triangular part (below diagonal ``diag``) of each D x D matrix, in row
+    order.
+
+    >>> m = minflow.arange(9.0).reshape(3, 3)
+    >>> minflow.distributions.utils.tril_matrix_to_vec(m, diag=-1).tolist()
+    [3.0, 6.0, 7.0]
+    """
+    n = mat.shape[-1]
+    if not -n <= diag < n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    rows, cols = F.tril_indices(n, n, diag, device=mat.device)
+    return mat[..., rows, cols]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The D x D lower triangular matrix (below diagonal ``diag``, zeros elsewhere)
+    holding each vector's elements in row order: the inverse of tril_matrix_to_vec.
+
+    >>> v = minflow.tensor([1.0, 2.0, 3.0])
+    >>> minflow.distributions.utils.vec_to_tril_matrix(v, diag=-1).tolist()
+    [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 3.0, 0.0]]
+    """
+    length = vec.shape[-1]
+    # the positive root of D^2 + (1 + 2 diag) D - |diag| (diag + 1) - 2 length = 0
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * length
+                            + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if abs(round(n) - n) > eps_of(vec.dtype):
+        raise ValueError(f"The size of last dimension is {length} which cannot be expressed "
+                         f"as the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    # each matrix entry gathers its vector element; entries off the triangle gather the
+    # zero appended at index ``length``
+    where = np.full((n, n), length, dtype=np.int64)
+    where[np.tril_indices(n, diag)] = np.arange(length)
+    padded = F.cat([vec, vec.new_zeros(tuple(vec.shape[:-1]) + (1,))], -1)
+    return padded[..., F.tensor(where, device=vec.device)]

@@ -8,7 +8,15 @@ arrays (grads are taken w.r.t. the float ones) or to plain numbers; ``values`` i
 array of points in the support, broadcastable with batch_shape + event_shape;
 ``heavy_tails=True`` marks a case whose samples are compared by quantiles rather than by
 mean and variance (moments that are infinite, or too noisy to estimate);
-``constant_rsample=True`` one whose rsample does not depend on the parameters somewhere.
+``constant_rsample=True`` one whose rsample does not depend on the parameters somewhere;
+``torch_sampler_differs=True`` one whose samples follow the density where torch's do not
+(their moments are checked against the exact ones instead);
+``symmetric=names``: parameters that are symmetric matrices, whose gradients are compared
+by their symmetric parts where the two sides reach them by different paths.
+
+torch's GeneralizedPareto compares its concentration with torch.tensor(0.0), which fails
+for float64 parameters unless float64 is torch's default dtype: conftest.py makes it the
+default of both libraries for the cases marked ``torch_float64_default=True``.
 """
 import numpy as np
 
@@ -32,6 +40,25 @@ def spd(*shape):
 
 def lower_cholesky(*shape):
     return np.linalg.cholesky(spd(*shape))
+
+
+def corr_cholesky(*shape):
+    """Cholesky factors of random correlation matrices of shape (..., n, n)."""
+    cov = spd(*shape)
+    std = np.sqrt(np.diagonal(cov, axis1=-2, axis2=-1))
+    return np.linalg.cholesky(cov / (std[..., :, None] * std[..., None, :]))
+
+
+def generalized_pareto(concentration, **kwargs):
+    """A GeneralizedPareto case whose values lie inside each column's support."""
+    loc, scale = uniform(-1, 1, 3), uniform(0.5, 2, 3)
+    width = np.where(concentration < 0, -scale / np.where(concentration < 0, concentration, 1),
+                     3.0)
+    values = loc + width * uniform(0.02, 0.98, 2, 3)
+    return Case(lambda D, loc, scale, concentration: D.GeneralizedPareto(loc, scale,
+                                                                         concentration),
+                {"loc": loc, "scale": scale, "concentration": concentration}, values,
+                torch_float64_default=True, **kwargs)
 
 
 class Case:
@@ -239,6 +266,35 @@ CASES = {
     "RelaxedOneHotCategorical": Case(
         lambda D, temperature, probs: D.RelaxedOneHotCategorical(temperature, probs=probs),
         {"temperature": np.array(1.3), "probs": simplex(3, 4)}, simplex(2, 3, 4)),
+    "GeneralizedPareto": generalized_pareto(np.array([-0.4, 0.1, 0.2])),
+    "GeneralizedPareto/heavy": generalized_pareto(np.array([0.3, 0.8, 1.5]), heavy_tails=True),
+    # concentration 0 (the exponential limit) and -1 (uniform on [loc, loc + scale]); at
+    # 0 the sample does not depend on the concentration, the mean does (torch's neither)
+    "GeneralizedPareto/zero": generalized_pareto(np.array([0.0, -1.0, 0.0]),
+                                                 constant_rsample=True),
+    "GeneralizedPareto/scalar": Case(lambda D, loc, scale, c: D.GeneralizedPareto(loc, scale, c),
+                                     {"loc": 0.5, "scale": 2.0, "c": 0.25}, uniform(0.6, 5, 4)),
+    "Wishart/covariance": Case(lambda D, df, cov: D.Wishart(df, covariance_matrix=cov),
+                               {"df": np.array([3.5, 6.0]), "cov": spd(3, 3)},
+                               spd(4, 2, 3, 3), symmetric=("cov",)),
+    "Wishart/precision": Case(lambda D, df, prec: D.Wishart(df, precision_matrix=prec),
+                              {"df": np.array(4.0), "prec": spd(2, 3, 3)}, spd(2, 3, 3)),
+    # (a number df with batched matrices: torch leaves df unexpanded and fails in mean)
+    "Wishart/scale_tril": Case(lambda D, df, tril: D.Wishart(df, scale_tril=tril),
+                               {"df": 5.0, "tril": lower_cholesky(2, 2)}, spd(3, 2, 2)),
+    "Wishart/batched_tril": Case(lambda D, df, tril: D.Wishart(df, scale_tril=tril),
+                                 {"df": uniform(2, 4, 3, 1), "tril": lower_cholesky(2, 2, 2)},
+                                 spd(2, 3, 2, 2, 2)),
+    # (dim >= 3: torch's onion sampler is off the LKJ density, see LKJCholesky._onion_beta)
+    "LKJCholesky": Case(lambda D, concentration: D.LKJCholesky(3, concentration),
+                        {"concentration": np.array([0.5, 1.0, 3.0])},
+                        corr_cholesky(2, 3, 3, 3), torch_sampler_differs=True),
+    "LKJCholesky/scalar": Case(lambda D, concentration: D.LKJCholesky(4, concentration),
+                               {"concentration": 2.0}, corr_cholesky(2, 4, 4),
+                               torch_sampler_differs=True),
+    "LKJCholesky/2x2": Case(lambda D, concentration: D.LKJCholesky(2, concentration),
+                            {"concentration": np.array([[0.3], [1.0], [4.0]])},
+                            corr_cholesky(3, 2, 2)),
 }
 
 

@@ -1,14 +1,16 @@
 """Distributions inside nn.Graph: a heteroscedastic Gaussian regression trained by
 Normal.log_prob, a Dirichlet-Categorical model through kl_divergence and
-Gamma.rsample, and a tanh-squashed Gaussian policy (SAC's actor loss, through
-TransformedDistribution.rsample and log_prob), take the same steps compiled as eagerly
-(the same weights, data and seed)."""
+Gamma.rsample, a tanh-squashed Gaussian policy (SAC's actor loss, through
+TransformedDistribution.rsample and log_prob), and a covariance model (LKJCholesky,
+Wishart, GeneralizedPareto.rsample, biject_to onto correlation factors) take the same
+steps compiled as eagerly (the same weights, data and seed)."""
 import numpy as np
 
 import minflow
 from minflow import nn, optim
-from minflow.distributions import (Categorical, Gamma, Normal, TanhTransform,
-                                   TransformedDistribution, kl_divergence)
+from minflow.distributions import (Categorical, Gamma, GeneralizedPareto, LKJCholesky, Normal,
+                                   TanhTransform, TransformedDistribution, Wishart, biject_to,
+                                   constraints, kl_divergence)
 
 
 class GaussianHead(nn.Module):
@@ -116,4 +118,36 @@ def test_tanh_squashed_policy_trains_the_same_in_nn_graph():
     q_weight = minflow.tensor([1.0, -0.5])
     eager, compiled = _train_both(SquashedGaussianActor, _actor_loss, (obs, q_weight))
     np.testing.assert_allclose(compiled, eager, rtol=1e-5, atol=1e-6)
+    assert eager[-1] < eager[0]
+
+
+class CovarianceModel(nn.Module):
+    """A correlation Cholesky factor reached by biject_to, per-coordinate scales, and a
+    GeneralizedPareto's (loc, log scale, concentration)."""
+
+    def __init__(self):
+        super().__init__()
+        self.raw_corr = nn.Parameter(minflow.tensor([0.3, -0.2, 0.1]))
+        self.log_scale = nn.Parameter(minflow.zeros(3))
+        self.tail = nn.Parameter(minflow.tensor([0.0, 0.5, -0.2]))
+
+
+def _covariance_loss(model, data):
+    """A MAP loss: an LKJ prior on the correlation factor, a Wishart likelihood of the
+    data, and a GeneralizedPareto whose reparameterized draws are pulled towards 2."""
+    corr = biject_to(constraints.corr_cholesky)(model.raw_corr)
+    prior = LKJCholesky(3, 2.0).log_prob(corr)
+    tril = model.log_scale.exp().diag_embed() @ corr
+    likelihood = Wishart(minflow.tensor(6.0), scale_tril=tril).log_prob(data).mean()
+    tail = GeneralizedPareto(model.tail[0], model.tail[1].exp(), model.tail[2])
+    draws = tail.rsample((256,))
+    return -(prior + likelihood) / 10 + (draws.mean() - 2.0).pow(2)
+
+
+def test_lkj_wishart_and_generalized_pareto_train_the_same_in_nn_graph():
+    rng = np.random.default_rng(2)
+    factors = rng.normal(size=(8, 3, 6))
+    data = minflow.tensor(factors @ np.swapaxes(factors, -1, -2), dtype=minflow.float32)
+    eager, compiled = _train_both(CovarianceModel, _covariance_loss, (data,))
+    np.testing.assert_allclose(compiled, eager, rtol=1e-4, atol=1e-5)
     assert eager[-1] < eager[0]

@@ -100,8 +100,13 @@ def test_register_kl_dispatches_to_the_most_specific_pair():
 
 def test_kl_errors():
     with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p "
-                                                  "type Poisson and q type Normal"):
-        kl_divergence(minflow.distributions.Poisson(1.0), minflow.distributions.Normal(0.0, 1.0))
+                                                  "type Poisson and q type Laplace"):
+        kl_divergence(minflow.distributions.Poisson(1.0), minflow.distributions.Laplace(0.0, 1.0))
+    for lib in (minflow, torch):        # two exponential families, no formula between them
+        D = lib.distributions
+        with pytest.raises(NotImplementedError, match="cross KL-divergence between different "
+                                                      "exponential families"):
+            D.kl_divergence(D.Poisson(lib.tensor(1.0)), D.Normal(0.0, 1.0))
     with pytest.raises(TypeError, match="register_kl: expected type_p to be a Distribution"):
         register_kl(int, minflow.distributions.Normal)
     mvn = minflow.distributions.MultivariateNormal

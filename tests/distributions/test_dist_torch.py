@@ -72,8 +72,9 @@ def test_values_and_grads_match_torch(key, what):
         return
     for name, grad in grads.items():
         want = expected_grads[name]
-        if want is None or not want.abs().sum().item():
-            assert grad is None or not grad.abs().sum().item(), f"{key}.{what}: d/d{name}"
+        if want is None or not want.abs().sum().item():      # zero up to rounding
+            assert grad is None or grad.abs().max().item() <= TOL["atol"], \
+                f"{key}.{what}: d/d{name}"
             continue
         np.testing.assert_allclose(_numpy(grad), _numpy(want), err_msg=f"d{what}/d{name}",
                                    **TOL)

@@ -84,7 +84,30 @@ BAD = {
     "lowrank/diag": lambda D, lib: D.LowRankMultivariateNormal(
         lib.zeros(2), lib.ones(2, 1), lib.tensor([1.0, -1.0])),
     "fishersnedecor/df2": lambda D, lib: D.FisherSnedecor(lib.ones(1), lib.tensor([0.0])),
+    "generalizedpareto/scale": lambda D, lib: D.GeneralizedPareto(0.0, -1.0, 0.5),
+    "generalizedpareto/nan": lambda D, lib: D.GeneralizedPareto(0.0, 1.0,
+                                                                 lib.tensor([float("nan")])),
+    "wishart/df": lambda D, lib: D.Wishart(lib.tensor([0.5]), covariance_matrix=lib.eye(2)),
+    "wishart/df_number": lambda D, lib: D.Wishart(1, scale_tril=lib.eye(3)),
+    "wishart/dims": lambda D, lib: D.Wishart(2.0, scale_tril=lib.ones(2)),
+    "wishart/not_pd": lambda D, lib: D.Wishart(3.0, covariance_matrix=lib.tensor([[1.0, 2.0],
+                                                                                 [2.0, 1.0]])),
+    "wishart/tril": lambda D, lib: D.Wishart(3.0, scale_tril=lib.tensor([[1.0, 1.0],
+                                                                       [0.0, 1.0]])),
+    "lkj/dim": lambda D, lib: D.LKJCholesky(1),
+    "lkj/concentration": lambda D, lib: D.LKJCholesky(2, lib.tensor([1.0, 0.0])),
     # values outside the support or of the wrong shape
+    "value/generalizedpareto": lambda D, lib: D.GeneralizedPareto(
+        lib.tensor([0.0]), lib.tensor([1.0]), lib.tensor([-0.5])).log_prob(lib.tensor([3.0])),
+    "value/generalizedpareto_below": lambda D, lib: D.GeneralizedPareto(
+        lib.tensor([1.0]), lib.tensor([1.0]), lib.tensor([0.5])).cdf(lib.tensor([0.0])),
+    "value/wishart": lambda D, lib: D.Wishart(3.0, covariance_matrix=lib.eye(2)).log_prob(
+        lib.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    "value/wishart_shape": lambda D, lib: D.Wishart(3.0, covariance_matrix=lib.eye(2)).log_prob(
+        lib.eye(3)),
+    "value/lkj": lambda D, lib: D.LKJCholesky(2).log_prob(lib.eye(2) * 2),
+    "value/lkj_upper": lambda D, lib: D.LKJCholesky(2).log_prob(lib.tensor([[0.6, 0.8],
+                                                                            [0.0, 1.0]])),
     "value/fishersnedecor": lambda D, lib: D.FisherSnedecor(2.0, 3.0).log_prob(
         lib.tensor(-1.0)),
     "value/continuousbernoulli": lambda D, lib: D.ContinuousBernoulli(
@@ -117,6 +140,21 @@ BAD = {
 @pytest.mark.parametrize("key", sorted(BAD))
 def test_errors_match_torch(key):
     assert _message(minflow, BAD[key]) == _message(torch, BAD[key])
+
+
+def test_wishart_needs_exactly_one_matrix_as_torch():
+    for lib in (minflow, torch):
+        D = lib.distributions
+        for matrices in ({}, {"covariance_matrix": lib.eye(2), "scale_tril": lib.eye(2)}):
+            with pytest.raises(AssertionError, match="Exactly one of covariance_matrix or "
+                                                     "precision_matrix or scale_tril"):
+                D.Wishart(lib.tensor(3.0), **matrices)
+
+
+def test_wishart_warns_of_low_df_as_torch():
+    for lib in (minflow, torch):
+        with pytest.warns(UserWarning, match="Low df values detected"):
+            lib.distributions.Wishart(lib.tensor([1.5, 3.0]), covariance_matrix=lib.eye(2))
 
 
 def test_continuous_bernoulli_clamps_bad_probs_unless_asked_to_validate_as_torch():
