@@ -2,6 +2,8 @@
 lazily computed parameters and the standard noise the reparameterized samplers use."""
 import numbers
 
+import numpy as np
+
 from ..core import dtype as dtypes
 from ..core.dtype_info import finfo
 from ..core.grad_mode import enable_grad
