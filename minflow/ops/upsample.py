@@ -5,9 +5,9 @@ A composite: each spatial dim is resampled in turn, the last first, by index_sel
 source indices and weights computed on the host from the sizes alone (upsample_taps.py):
 one tap for the nearest modes, two (linear), four (bicubic) or, with antialias=True, every
 neighbour under the widened filter. Grads come from index_select's (a scatter-add).
-float16 input is resampled in float32 and rounded once, as torch's CPU kernels do; uint8
-input (bilinear, bicubic, lanczos) in torch's fixed-point integer arithmetic, rounding to
-uint8 after each dim. 'area' is adaptive_avg_pool1d / 2d / 3d.
+float16 and bfloat16 input is resampled in float32 and rounded once, as torch's CPU kernels
+do; uint8 input (bilinear, bicubic, lanczos) in torch's fixed-point integer arithmetic,
+rounding to uint8 after each dim. 'area' is adaptive_avg_pool1d / 2d / 3d.
 """
 import warnings
 
@@ -188,11 +188,11 @@ def _resampled_dims(x, out_size, mode, antialias):
 
 def _resample(input, out_size, scales, mode, align_corners, antialias):
     """Floating input resampled dim by dim, the last first: the sums then nest as torch's,
-    h0 (w0 x00 + w1 x01) + h1 (...); float16 in float32, rounded once."""
-    half = input.dtype is dtypes.float16
+    h0 (w0 x00 + w1 x01) + h1 (...); float16 and bfloat16 in float32, rounded once."""
+    half = input.dtype if input.dtype in (dtypes.float16, dtypes.bfloat16) else None
     x = F.cast(input, dtypes.float32) if half else input
     real = np.float64 if x.dtype is dtypes.float64 else np.float32
-    stored = np.float16 if half and _half_weights(mode, antialias, out_size) else real
+    stored = half.np.type if half and _half_weights(mode, antialias, out_size) else real
     dims = _resampled_dims(input, out_size, mode, antialias)
     if not dims:
         return F.clone(input)
@@ -204,7 +204,7 @@ def _resample(input, out_size, scales, mode, align_corners, antialias):
             tap = F.mul(_gather(x, i + 2, index), _along(x, i + 2, weight))
             out = tap if out is None else F.add(out, tap)
         x = out
-    return F.cast(x, dtypes.float16) if half else x
+    return F.cast(x, half) if half else x
 
 
 def _half_weights(mode, antialias, out_size):
