@@ -1,9 +1,6 @@
 """Known deviations on the OpInfo samples of nn.functional and linalg ops, and on every
 OpInfo's error inputs (see opinfo_known.py)."""
 KNOWN = {
-    "nn.functional.cross_entropy-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
     "nn.functional.avg_pool1d-int64":
         "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
@@ -69,9 +66,6 @@ KNOWN = {
     "nn.functional.batch_norm-float64":
         "1-D input: torch accepts the degenerate empty (0,) input with empty stats; minflow "
         "requires (N, C, *) input (RuntimeError)",
-    "nn.functional.nll_loss-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
     "nn.functional.huber_loss-float16":
         "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
         "in float32 and rounds once; results differ by a few float16 ulps",

@@ -43,7 +43,8 @@ def rsqrt(xp, x):
 @register_kernel("sigmoid", ("cpu", "cuda"), FLOATS)
 def sigmoid(xp, x):
     # NOTE: 1 / (1 + exp(-x)) overflows exp for large negative x; the tanh form never does.
-    out = xp.tanh(x * 0.5)
+    # float16 in float32, rounded once by the dispatcher, as torch's kernel
+    out = xp.tanh((x.astype(xp.float32) if x.dtype == xp.float16 else x) * 0.5)
     out *= 0.5
     out += 0.5
     return out
