@@ -7,6 +7,9 @@ functions of their own (gradients, graph mode and cuda come from those ops).
 import math
 import numbers
 
+import numpy as np
+
+from ..core import dtype as dtypes
 from ..core.dtype import bool as _bool
 from ..core.functional import make_inplace, public
 from ..core.namespace import F
@@ -262,6 +265,11 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """
     _check_ndim("addr", "vec1", vec1, 1)
     _check_ndim("addr", "vec2", vec2, 1)
+    if vec1.dtype is dtypes.float16:
+        # NOTE: torch's kernel takes alpha and beta as float16 (mul by a number would keep
+        # it in float32)
+        beta, alpha = (float(np.float16(v)) if isinstance(v, numbers.Number) and
+                       not isinstance(v, bool) else v for v in (beta, alpha))
     if vec1.dtype.is_floating_point and isinstance(alpha, numbers.Number) and \
             not isinstance(alpha, bool) and alpha != 1:
         # NOTE: as torch's kernel, (alpha * vec1) * vec2, each op rounded in the dtype

@@ -42,12 +42,6 @@ KNOWN = {
     "nn.functional.interpolate.area-float16":
         "5-D input not implemented for mode 'area' (NotImplementedError); the 4-D float16 "
         "samples differ by a few ulps (float16 steps)",
-    "nn.functional.soft_margin_loss-float16":
-        "float16: torch's log1p(exp(-y x)) overflows to inf for -y x > ~11, minflow's stable "
-        "softplus gives the finite value",
-    "nn.functional.multilabel_soft_margin_loss-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
     "nn.functional.avg_pool2d-float16":
         "float16: minflow sums each window in float16, torch in float32; with divisor_override "
         "the cancellation error shows (up to 0.002)",
@@ -66,12 +60,6 @@ KNOWN = {
     "nn.functional.batch_norm-float64":
         "1-D input: torch accepts the degenerate empty (0,) input with empty stats; minflow "
         "requires (N, C, *) input (RuntimeError)",
-    "nn.functional.huber_loss-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
-    "nn.functional.poisson_nll_loss-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
     "linalg.eigh-float32":
         "eigenvectors are defined up to sign: numpy's LAPACK and torch's (MKL) pick different "
         "signs; eigenvalues agree",
