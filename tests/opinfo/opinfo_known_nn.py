@@ -19,12 +19,6 @@ KNOWN = {
     "nn.functional.conv2d-int64":
         "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
-    "nn.functional.group_norm-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
-    "nn.functional.instance_norm-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
     "nn.functional.local_response_norm-int64":
         "minflow's local_response_norm kernels take floating dtypes only (DTypeError); torch "
         "also runs int64 on cpu",
