@@ -13,9 +13,6 @@ KNOWN = {
     "nn.functional.conv1d-int64":
         "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
-    "nn.functional.conv2d-float16":
-        "float16: numpy's float16 matmul behind conv2d accumulates in float16, torch's cpu conv"
-        " in float32; a few values differ by 2-4 ulps",
     "nn.functional.conv2d-int64":
         "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
@@ -36,9 +33,6 @@ KNOWN = {
     "nn.functional.interpolate.area-float16":
         "5-D input not implemented for mode 'area' (NotImplementedError); the 4-D float16 "
         "samples differ by a few ulps (float16 steps)",
-    "nn.functional.avg_pool2d-float16":
-        "float16: minflow sums each window in float16, torch in float32; with divisor_override "
-        "the cancellation error shows (up to 0.002)",
     "nn.functional.avg_pool2d-int64":
         "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
@@ -155,9 +149,6 @@ KNOWN = {
     "errors-amin":
         "minflow's amin takes no out= argument (TypeError); torch rejects these out= tensors "
         "with RuntimeError",
-    "nn.functional.adaptive_avg_pool3d-float16":
-        "float16: minflow averages each window in float16 steps, torch in float32 rounded once;"
-        " a few values differ by 1-2 ulps",
     "nn.functional.grid_sample-float16":
         "float16: minflow's bicubic weights and sums round in float16 steps, torch computes in "
         "float32 and rounds once; a few values differ by 1-2 ulps",
