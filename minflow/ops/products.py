@@ -301,7 +301,23 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """
     def scaled(x, a, b):        # the sum keeps int32 int32
         return _scaled_sum("addbmm", x, F.sum(F.bmm(a, b), 0, dtype=a.dtype), beta, alpha)
+    if batch1.dtype is dtypes.float16 and batch1.ndim == 3 and batch1.shape[0]:
+        return _half_addbmm(input, batch1, batch2, beta, alpha)
     return in_float32(scaled, input, batch1, batch2)
+
+
+def _half_addbmm(input, batch1, batch2, beta, alpha):
+    """torch's cpu addbmm on float16: one addmm per batch, each in float32 and rounded to
+    float16 (beta scales input in the first only)."""
+    if batch2.ndim != 3 or batch2.shape[0] != batch1.shape[0] or \
+            batch2.shape[1] != batch1.shape[2]:
+        F.bmm(batch1, batch2)       # raises bmm's error for the mismatch
+    result = input
+    for b in range(batch1.shape[0]):
+        result = in_float32(lambda x, m1, m2: _scaled_sum("addbmm", x, F.mm(m1, m2), beta,
+                                                          alpha), result, batch1[b], batch2[b])
+        beta = 1
+    return result
 
 
 @public

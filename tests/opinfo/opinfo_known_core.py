@@ -8,8 +8,6 @@ _MODE_TIES = ("index among tied values of the 3000-element sample: torch's comes
               "small rows")
 _PARTIAL_SORT = ("indices of tied integer values: torch's partial sort picks among ties in an "
                  "unspecified order; minflow ranks ties by index (a stable sort)")
-_ADDBMM_HALF = ("float16: torch accumulates batch by batch (one addmm per batch, each rounded); "
-                "minflow sums the products in float32 and rounds once")
 _INDEX_REDUCE_HALF = ("float16: torch's cpu index_reduce combines one source slice at a time "
                       "in float16 (each step rounded); minflow reduces through scatter_reduce, "
                       "pairwise, so a product or sum can differ in its last float16 bit")
@@ -20,7 +18,6 @@ _MATRIX_EXP_F32 = ("float32 rounding on a batched sample with results near 1e4: 
 _SVD_SIGNS = ("singular vectors are defined up to sign and numpy's LAPACK call picks other signs "
               "than torch's; the gradient samples also need Tensor.mH, which minflow lacks")
 KNOWN = {
-    "addbmm-float16": _ADDBMM_HALF,
     "kthvalue-int32": _PARTIAL_SORT,
     "kthvalue-int64": _PARTIAL_SORT,
     "matrix_exp-float16": _LINALG_HALF,

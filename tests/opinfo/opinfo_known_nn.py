@@ -36,9 +36,6 @@ KNOWN = {
     "nn.functional.avg_pool2d-int64":
         "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
-    "nn.functional.bilinear-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
     "nn.functional.batch_norm-float16":
         "1-D input: torch accepts the degenerate empty (0,) input with empty stats; minflow "
         "requires (N, C, *) input (RuntimeError)",
