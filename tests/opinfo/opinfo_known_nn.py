@@ -146,9 +146,6 @@ KNOWN = {
     "errors-amin":
         "minflow's amin takes no out= argument (TypeError); torch rejects these out= tensors "
         "with RuntimeError",
-    "nn.functional.grid_sample-float16":
-        "float16: minflow's bicubic weights and sums round in float16 steps, torch computes in "
-        "float32 and rounds once; a few values differ by 1-2 ulps",
     "nn.functional.avg_pool3d-int64":
         "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
