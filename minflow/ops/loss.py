@@ -10,6 +10,8 @@ scaled_dot_product_attention lives in ops/nn.py.
 """
 import warnings
 
+import numpy as np
+
 from ..core import dtype as dtypes
 from ..core.dispatch import apply
 from ..core.functional import public
@@ -454,7 +456,9 @@ def _huber(diff, delta):
 
 def _smooth_l1(diff, beta):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, in the order of torch's
-    kernel, which rounds each step in float16."""
+    kernel, which rounds each step in float16, beta too."""
+    if diff.dtype is dtypes.float16:
+        beta = float(np.float16(beta))
     size = F.abs(diff)
     return F.where(F.lt(size, beta), F.div(F.mul(F.mul(diff, 0.5), diff), beta),
                    F.sub(size, 0.5 * beta))
