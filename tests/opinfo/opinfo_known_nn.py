@@ -30,9 +30,6 @@ KNOWN = {
         "in float32 and rounds once; results differ by a few float16 ulps",
     "nn.functional.interpolate.trilinear-float16":
         "mode 'trilinear' not implemented (NotImplementedError)",
-    "nn.functional.interpolate.area-float16":
-        "5-D input not implemented for mode 'area' (NotImplementedError); the 4-D float16 "
-        "samples differ by a few ulps (float16 steps)",
     "nn.functional.avg_pool2d-int64":
         "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",

@@ -88,6 +88,8 @@ def mul_half(xp, input, other, out=None):
     elif other.__class__ in _NUMBERS:
         input, other = input.astype(xp.float32), xp.float32(other)
     return xp.multiply(input, other, out=out)
+
+
 register_array_function("add", "logical_or", (bool_,))
 register_array_function("mul", "logical_and", (bool_,))
 register_array_function("remainder", "remainder", FLOATS)
