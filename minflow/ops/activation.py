@@ -17,6 +17,7 @@ from ..core.inplace import inplace as _inplace
 from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
 from . import infer
+from .opmath import in_float32
 from .registry import Attr, define_op
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", "silu",
@@ -210,6 +211,8 @@ def silu(input, inplace=False):
     """
     if inplace:
         return _inplace(silu, "silu", input)
+    if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
+        return in_float32(silu, input)
     return F.mul(input, F.sigmoid(input))
 
 
@@ -222,6 +225,8 @@ def softplus(input, beta=1.0, threshold=20.0):
     >>> round(minflow.nn.functional.softplus(minflow.tensor([0.0])).item(), 4)
     0.6931
     """
+    if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
+        return in_float32(softplus, input, beta, threshold)
     scaled = F.mul(input, beta)
     # NOTE: clamping keeps exp finite on the branch where() discards (no inf * 0 = nan)
     soft = F.div(F.log1p(F.exp(F.clamp(scaled, max=threshold))), beta)
@@ -284,6 +289,8 @@ def hardsigmoid(input, inplace=False):
     """
     if inplace:
         return _inplace(hardsigmoid, "hardsigmoid", input)
+    if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
+        return in_float32(hardsigmoid, input)
     middle = F.add(F.div(input, 6.0), 0.5)
     return F.where(F.le(input, -3.0), 0.0, F.where(F.ge(input, 3.0), 1.0, middle))
 
@@ -299,6 +306,8 @@ def hardswish(input, inplace=False):
     """
     if inplace:
         return _inplace(hardswish, "hardswish", input)
+    if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
+        return in_float32(hardswish, input)
     middle = F.div(F.mul(input, F.add(input, 3.0)), 6.0)
     return F.where(F.lt(input, -3.0), 0.0, F.where(F.gt(input, 3.0), input, middle))
 
@@ -314,6 +323,8 @@ def mish(input, inplace=False):
     """
     if inplace:
         return _inplace(mish, "mish", input)
+    if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
+        return in_float32(mish, input)
     return F.mul(input, F.tanh(softplus(input)))
 
 
@@ -326,6 +337,8 @@ def logsigmoid(input):
     >>> round(minflow.nn.functional.logsigmoid(minflow.tensor([0.0])).item(), 4)
     -0.6931
     """
+    if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
+        return in_float32(logsigmoid, input)
     return F.neg(softplus(F.neg(input)))
 
 

@@ -127,20 +127,40 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     used = F.ones(flat.shape[0], dtype=dtypes.bool, device=flat.device)
     if padding_idx is not None:
         used = F.ne(flat, padding_idx)
-    count = F.scatter_add(F.zeros(bags, dtype=weight.dtype, device=weight.device), 0, bag_of,
-                          F.cast(used, weight.dtype))
     if mode == "max":
-        return _bag_max(looked_up, bag_of, used, bags, count)
-    scale = F.cast(used, weight.dtype)
+        return _bag_max(looked_up, bag_of, used, bags, _counts(used, bag_of, bags, weight.dtype))
+    if weight.dtype is dtypes.float16:
+        # NOTE: torch sums float16 bags in float32 and rounds the sum, then the mean divides
+        wide = None if per_sample_weights is None else F.cast(per_sample_weights,
+                                                               dtypes.float32)
+        total = F.cast(_bag_sum(F.cast(looked_up, dtypes.float32), bag_of, used, bags, "sum",
+                                wide), dtypes.float16)
+        return total if mode == "sum" else _mean(total, used, bag_of, bags)
+    return _bag_sum(looked_up, bag_of, used, bags, mode, per_sample_weights)
+
+
+def _counts(used, bag_of, bags, dtype):
+    """The number of used indices in each bag, in ``dtype``."""
+    return F.scatter_add(F.zeros(bags, dtype=dtype, device=used.device), 0, bag_of,
+                         F.cast(used, dtype))
+
+
+def _bag_sum(looked_up, bag_of, used, bags, mode, per_sample_weights):
+    """The sum ('sum') or mean ('mean') of the used rows of each bag."""
+    scale = F.cast(used, looked_up.dtype)
     if per_sample_weights is not None:
         scale = F.mul(scale, F.reshape(per_sample_weights, (-1,)))
-    dim = weight.shape[1]
-    index = F.expand(F.unsqueeze(bag_of, 1), (flat.shape[0], dim))
-    out = F.scatter_add(F.zeros(bags, dim, dtype=weight.dtype, device=weight.device), 0, index,
-                        F.mul(looked_up, F.unsqueeze(scale, 1)))
-    if mode == "mean":
-        out = F.div(out, F.unsqueeze(F.clamp(count, min=1), 1))
-    return out
+    dim = looked_up.shape[1]
+    index = F.expand(F.unsqueeze(bag_of, 1), (looked_up.shape[0], dim))
+    out = F.scatter_add(F.zeros(bags, dim, dtype=looked_up.dtype, device=looked_up.device), 0,
+                        index, F.mul(looked_up, F.unsqueeze(scale, 1)))
+    return _mean(out, used, bag_of, bags) if mode == "mean" else out
+
+
+def _mean(total, used, bag_of, bags):
+    """Each bag's ``total`` divided by its count of used indices (an empty bag stays 0)."""
+    count = _counts(used, bag_of, bags, total.dtype)
+    return F.div(total, F.unsqueeze(F.clamp(count, min=1), 1))
 
 
 def _bag_max(looked_up, bag_of, used, bags, count):

@@ -107,10 +107,15 @@ def _unnormalize(coord, size, align_corners, planar):
     NOTE: rounded as torch's cpu kernels do, (x + 1) * size / 2 - 1 / 2 for 4-D input
     (``planar``) and ((x + 1) * size - 1) / 2 for 5-D: an identity transform puts points
     within rounding of pixel centres, where the grid's gradient jumps (one-sided
-    differences), so the side each lands on must be torch's."""
+    differences), so the side each lands on must be torch's. float16 takes the steps of
+    torch's scalar kernel, each rounded: ((x + 1) / 2) * (size - 1) and ((x + 1) * size - 1)
+    / 2."""
+    half = coord.dtype is dtypes.float16
     if align_corners:
+        if half:
+            return F.mul(F.div(F.add(coord, 1.0), 2), size - 1)
         return F.mul(F.add(coord, 1.0), (size - 1) / 2)
-    if planar:
+    if planar and not half:
         return _fused_multiply_add(F.add(coord, 1.0), size / 2, -0.5)
     return F.div(F.sub(F.mul(F.add(coord, 1.0), size), 1.0), 2)
 
@@ -144,7 +149,7 @@ def _reflect(coord, twice_low, twice_high):
     low, span = twice_low / 2, (twice_high - twice_low) / 2
     distance = F.abs(F.sub(coord, low))
     flips = F.floor(F.div(distance, span))
-    extra = F.sub(distance, F.mul(flips, span))      # fmod(distance, span): distance >= 0
+    extra = F.remainder(distance, span)         # fmod(distance, span): distance >= 0
     even = F.eq(F.remainder(flips, 2.0), 0.0)
     return F.where(even, F.add(extra, low), F.add(F.sub(span, extra), low))
 
@@ -187,7 +192,8 @@ class _Reader:
 def _linear(read, coords):
     """(Bi/tri)linear: the 2^dims neighbours of each point, each weighed by the product
     over dims of 1 - its distance to the point (rounded as torch's cpu kernels: bilinear
-    1 - (x - low), trilinear high - x)."""
+    1 - (x - low), trilinear and float16 high - x)."""
+    one_minus = len(coords) == 2 and coords[0].dtype is not dtypes.float16
     lows = [F.floor(_const(c)) for c in coords]
     out = None
     for corner in itertools.product((0, 1), repeat=len(coords)):
@@ -197,7 +203,7 @@ def _linear(read, coords):
             points.append(high if up else low)
             if up:
                 near = F.sub(coord, low)
-            elif len(coords) == 2:
+            elif one_minus:
                 near = F.sub(1.0, F.sub(coord, low))
             else:
                 near = F.sub(high, coord)
@@ -222,17 +228,21 @@ def _cubic_coefficients(t):
 
 def _bicubic(read, ix, iy, padding_mode, align_corners, size):
     """16 taps around floor(ix), floor(iy); each tap's coordinate (not the point's) takes
-    padding_mode, as torch."""
+    padding_mode, as torch. Each row of 4 taps is interpolated along x, then the 4 rows
+    along y, summed left to right (torch's order)."""
     h, w = size
     x0, y0 = F.floor(_const(ix)), F.floor(_const(iy))
     wx, wy = _cubic_coefficients(F.sub(ix, x0)), _cubic_coefficients(F.sub(iy, y0))
     out = None
     for j in range(4):
         ys = F.floor(_padded(F.add(y0, j - 1.0), h, padding_mode, align_corners))
+        row = None
         for i in range(4):
             xs = F.floor(_padded(F.add(x0, i - 1.0), w, padding_mode, align_corners))
-            term = F.mul(read([xs, ys]), F.unsqueeze(F.mul(wx[i], wy[j]), 1))
-            out = term if out is None else F.add(out, term)
+            term = F.mul(read([xs, ys]), F.unsqueeze(wx[i], 1))
+            row = term if row is None else F.add(row, term)
+        term = F.mul(row, F.unsqueeze(wy[j], 1))
+        out = term if out is None else F.add(out, term)
     return out
 
 

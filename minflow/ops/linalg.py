@@ -13,6 +13,7 @@ from ..core.dispatch import apply
 from ..core.functional import public
 from ..core.namespace import F
 from . import infer
+from .opmath import in_float32
 from .registry import Attr, Input, define_op
 
 __all__ = ["linear", "bilinear"]
@@ -218,13 +219,18 @@ def bilinear(input1, input2, weight, bias=None):
                            f"{out_features}")
     batch = tuple(input1.shape[:-1])
     x1, x2 = F.reshape(input1, (-1, in1)), F.reshape(input2, (-1, 1, in2))
-    # (N, in1) @ (in1, out * in2): each output's in1-contraction, then the in2 one
+    # (N, in1) @ (in1, out * in2): each output's in1-contraction, then the in2 one; each
+    # rounded once in float16, as torch's two batched products
     left = matmul(x1, F.reshape(F.permute(weight, 1, 0, 2), (in1, out_features * in2)))
-    products = F.mul(F.reshape(left, (-1, out_features, in2)), x2)
-    out = F.sum(products, -1, dtype=products.dtype)        # int32 stays int32, as torch
+    out = in_float32(_contract_last, F.reshape(left, (-1, out_features, in2)), x2)
     if bias is not None:
         out = F.add(out, bias)
     return F.reshape(out, batch + (out_features,))
+
+
+def _contract_last(a, b):
+    """sum(a * b) over the last dim (int32 stays int32, as torch)."""
+    return F.sum(F.mul(a, b), -1, dtype=a.dtype)
 
 
 def _linear_infer(input, weight, bias):

@@ -10,11 +10,14 @@ scaled_dot_product_attention lives in ops/nn.py.
 """
 import warnings
 
+import numpy as np
+
 from ..core import dtype as dtypes
 from ..core.dispatch import apply
 from ..core.functional import public
 from ..core.namespace import F
 from . import infer
+from .opmath import in_float32
 from .registry import Attr, Input, define_op
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
@@ -345,7 +348,10 @@ def _check_floating(name, input, target):
                            f"{input.dtype.name} and {target.dtype.name}")
 
 
-def _pointwise(name, diff_fn, input, target, size_average, reduce, reduction, weight):
+def _pointwise(name, diff_fn, input, target, size_average, reduce, reduction, weight,
+               opmath=False):
+    """diff_fn(input - target), weighted and reduced; with ``opmath``, float16 computes
+    the elementwise loss in float32, rounded once, as torch's kernel."""
     reduction = _reduction(name, size_average, reduce, reduction)
     _check_floating(name, input, target)
     if tuple(target.shape) != tuple(input.shape):
@@ -357,7 +363,10 @@ def _pointwise(name, diff_fn, input, target, size_average, reduce, reduction, we
         warnings.warn(f"{name}: using a target size ({list(target.shape)}) that is different "
                       f"to the input size ({list(input.shape)}); this will likely lead to "
                       f"incorrect results due to broadcasting", stacklevel=3)
-    loss = diff_fn(F.sub(input, target))
+    if opmath:
+        loss = in_float32(lambda a, b: diff_fn(F.sub(a, b)), input, target)
+    else:
+        loss = diff_fn(F.sub(input, target))
     if weight is None:
         return _reduce(loss, reduction)
     if tuple(weight.shape) != tuple(input.shape):
@@ -417,8 +426,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0:
         return _pointwise("smooth_l1_loss", F.abs, input, target, size_average, reduce,
                           reduction, None)
-    return _pointwise("smooth_l1_loss", lambda d: _huber(d, beta, 0.5 / beta, 0.5 * beta, 1.0),
-                      input, target, size_average, reduce, reduction, None)
+    return _pointwise("smooth_l1_loss", lambda d: _smooth_l1(d, beta), input, target,
+                      size_average, reduce, reduction, None)
 
 
 @public
@@ -434,15 +443,25 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """
     if delta <= 0:
         raise RuntimeError(f"huber_loss: delta must be positive, got {delta}")
-    return _pointwise("huber_loss", lambda d: _huber(d, delta, 0.5, 0.5 * delta * delta, delta),
-                      input, target, None, None, reduction, weight)
+    return _pointwise("huber_loss", lambda d: _huber(d, delta), input, target, None, None,
+                      reduction, weight, opmath=True)
 
 
-def _huber(diff, threshold, quad, shift, slope):
-    """quad * d^2 where |d| < threshold, else slope * |d| - shift (the two meet there)."""
+def _huber(diff, delta):
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), in torch's order."""
     size = F.abs(diff)
-    return F.where(F.lt(size, threshold), F.mul(F.square(diff), quad),
-                   F.sub(F.mul(size, slope), shift))
+    return F.where(F.lt(size, delta), F.mul(F.mul(diff, 0.5), diff),
+                   F.mul(F.sub(size, 0.5 * delta), delta))
+
+
+def _smooth_l1(diff, beta):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, in the order of torch's
+    kernel, which rounds each step in float16, beta too."""
+    if diff.dtype is dtypes.float16:
+        beta = float(np.float16(beta))
+    size = F.abs(diff)
+    return F.where(F.lt(size, beta), F.div(F.mul(F.mul(diff, 0.5), diff), beta),
+                   F.sub(size, 0.5 * beta))
 
 
 @public
@@ -487,15 +506,18 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean')
     -> Tensor
 
-    loss = log(1 + exp(-y x)) for labels y in {1, -1}.
+    loss = log(1 + exp(-y x)) for labels y in {1, -1}, computed as written (as torch does:
+    exp overflows to inf for -y x above ~11 in float16, ~88 in float32).
 
     >>> x, y = minflow.tensor([0.0]), minflow.tensor([1.0])
     >>> round(minflow.nn.functional.soft_margin_loss(x, y).item(), 4)
     0.6931
     """
     reduction = _reduction("soft_margin_loss", size_average, reduce, reduction)
-    # NOTE: target broadcasts against input, as torch's (mul raises on a mismatch)
-    return _reduce(F.softplus(F.neg(F.mul(input, target))), reduction)
+    # NOTE: target broadcasts against input, as torch's (mul raises on a mismatch). Not the
+    # stable softplus: torch's kernel rounds each of these steps, and its loss is inf where
+    # exp overflows
+    return _reduce(F.log1p(F.exp(F.mul(F.neg(input), target))), reduction)
 
 
 @public

@@ -12,6 +12,7 @@ from ..core.functional import public
 from ..core.namespace import F
 from ..core.tensor import wrap_dim
 from . import infer
+from .opmath import in_float32
 from .registry import Attr, define_op
 
 __all__ = ["diagonal", "diag", "trace", "addmm", "inverse", "det"]
@@ -137,6 +138,12 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if not fits:
         raise RuntimeError(f"addmm: expected input to broadcast to the product's shape "
                            f"{list(shape)}, got {list(input.shape)}")
+    if mat1.dtype is dtypes.float16:     # torch's kernel: in float32, rounded once
+        return in_float32(lambda x, m1, m2: _addmm(x, m1, m2, beta, alpha), input, mat1, mat2)
+    return _addmm(input, mat1, mat2, beta, alpha)
+
+
+def _addmm(input, mat1, mat2, beta, alpha):
     product = F.mm(mat1, mat2)
     if alpha != 1:
         product = F.mul(product, alpha)

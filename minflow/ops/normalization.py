@@ -26,14 +26,29 @@ def _check_floating(fn, input):
                                 f"{input.dtype.name}")
 
 
-def _per_channel(fn, out, input, weight, bias):
-    """out * weight + bias with (C,) weight and bias along dim 1 of input's shape."""
+def _check_affine(fn, input, weight, bias):
     channels = input.shape[1]
-    view = (1, channels) + (1,) * (input.ndim - 2)
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != (channels,):
             raise RuntimeError(f"{fn}: expected {name} of shape [{channels}] (one per channel), "
                                f"got {list(t.shape)}")
+
+
+def _all_half(*tensors):
+    """Every tensor given is float16 (the float16 paths below; mixed dtypes go the general
+    way)."""
+    return all(t is None or t.dtype is dtypes.float16 for t in tensors)
+
+
+def _as_float32(t):
+    return None if t is None else F.cast(t, dtypes.float32)
+
+
+def _per_channel(fn, out, input, weight, bias):
+    """out * weight + bias with (C,) weight and bias along dim 1 of input's shape."""
+    channels = input.shape[1]
+    view = (1, channels) + (1,) * (input.ndim - 2)
+    _check_affine(fn, input, weight, bias)
     # float32 weight and bias on a float16 input: the affine step in float32, the result
     # in float16 (mixed precision, as torch)
     dtype = out.dtype
@@ -69,6 +84,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"group_norm: Expected number of channels in input to be divisible "
                            f"by num_groups, but got input of shape {list(shape)} and "
                            f"num_groups={num_groups}")
+    if _all_half(input, weight, bias):     # torch's kernel: in float32, rounded once
+        _check_affine("group_norm", input, weight, bias)
+        return F.cast(group_norm(F.cast(input, dtypes.float32), num_groups, _as_float32(weight),
+                                 _as_float32(bias), eps), dtypes.float16)
     group_size = math.prod(shape[1:]) // num_groups      # not -1: the batch may be empty
     out = _normalize_last(F.reshape(input, (shape[0], num_groups, group_size)), shape, eps)
     return _per_channel("group_norm", out, input, weight, bias)
@@ -101,7 +120,12 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         raise ValueError(f"instance_norm: Expected more than 1 spatial element when training, "
                          f"got input size {list(shape)}")
     flat = F.reshape(input, shape[:2] + (-1,))
-    out = _normalize_last(flat, shape, eps)
+    if _all_half(input, weight, bias):
+        _check_affine("instance_norm", input, weight, bias)
+        out = _instance_as_batch_norm(input, weight, bias, eps)
+    else:
+        out = _per_channel("instance_norm", _normalize_last(flat, shape, eps), input, weight,
+                           bias)
     if running_mean is not None or running_var is not None:
         with no_grad():
             stats = flat.detach()
@@ -110,7 +134,21 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                 if running is not None:
                     running.copy_(F.add(F.mul(running, 1.0 - momentum),
                                         F.mul(F.mean(stat, 0), momentum)))
-    return _per_channel("instance_norm", out, input, weight, bias)
+    return out
+
+
+def _instance_as_batch_norm(input, weight, bias, eps):
+    """instance_norm as torch's kernel computes it: batch_norm in training mode over the
+    (1, N * C, *) view, weight and bias repeated per sample; for float16 that rounds the
+    statistics as torch's batch_norm does (see kernels/generic/nn.py)."""
+    n, c = input.shape[:2]
+
+    def repeated(t):
+        return None if t is None else F.reshape(F.expand(F.unsqueeze(t, 0), (n, c)), (n * c,))
+    shape = tuple(input.shape)
+    out = batch_norm(F.reshape(input, (1, n * c) + shape[2:]), None, None, repeated(weight),
+                     repeated(bias), True, 0.0, eps)
+    return F.reshape(out, shape)
 
 
 @public

@@ -7,6 +7,9 @@ functions of their own (gradients, graph mode and cuda come from those ops).
 import math
 import numbers
 
+import numpy as np
+
+from ..core import dtype as dtypes
 from ..core.dtype import bool as _bool
 from ..core.functional import make_inplace, public
 from ..core.namespace import F
@@ -262,6 +265,11 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """
     _check_ndim("addr", "vec1", vec1, 1)
     _check_ndim("addr", "vec2", vec2, 1)
+    if vec1.dtype is dtypes.float16:
+        # NOTE: torch's kernel takes alpha and beta as float16 (mul by a number would keep
+        # it in float32)
+        beta, alpha = (float(np.float16(v)) if isinstance(v, numbers.Number) and
+                       not isinstance(v, bool) else v for v in (beta, alpha))
     if vec1.dtype.is_floating_point and isinstance(alpha, numbers.Number) and \
             not isinstance(alpha, bool) and alpha != 1:
         # NOTE: as torch's kernel, (alpha * vec1) * vec2, each op rounded in the dtype
@@ -293,7 +301,23 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """
     def scaled(x, a, b):        # the sum keeps int32 int32
         return _scaled_sum("addbmm", x, F.sum(F.bmm(a, b), 0, dtype=a.dtype), beta, alpha)
+    if batch1.dtype is dtypes.float16 and batch1.ndim == 3 and batch1.shape[0]:
+        return _half_addbmm(input, batch1, batch2, beta, alpha)
     return in_float32(scaled, input, batch1, batch2)
+
+
+def _half_addbmm(input, batch1, batch2, beta, alpha):
+    """torch's cpu addbmm on float16: one addmm per batch, each in float32 and rounded to
+    float16 (beta scales input in the first only)."""
+    if batch2.ndim != 3 or batch2.shape[0] != batch1.shape[0] or \
+            batch2.shape[1] != batch1.shape[2]:
+        F.bmm(batch1, batch2)       # raises bmm's error for the mismatch
+    result = input
+    for b in range(batch1.shape[0]):
+        result = in_float32(lambda x, m1, m2: _scaled_sum("addbmm", x, F.mm(m1, m2), beta,
+                                                          alpha), result, batch1[b], batch2[b])
+        beta = 1
+    return result
 
 
 @public

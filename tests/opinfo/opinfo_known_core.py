@@ -8,8 +8,6 @@ _MODE_TIES = ("index among tied values of the 3000-element sample: torch's comes
               "small rows")
 _PARTIAL_SORT = ("indices of tied integer values: torch's partial sort picks among ties in an "
                  "unspecified order; minflow ranks ties by index (a stable sort)")
-_ADDBMM_HALF = ("float16: torch accumulates batch by batch (one addmm per batch, each rounded); "
-                "minflow sums the products in float32 and rounds once")
 _INDEX_REDUCE_HALF = ("float16: torch's cpu index_reduce combines one source slice at a time "
                       "in float16 (each step rounded); minflow reduces through scatter_reduce, "
                       "pairwise, so a product or sum can differ in its last float16 bit")
@@ -26,7 +24,6 @@ KNOWN = {
     "linalg.eig-float64": _NO_COMPLEX,
     "linalg.eigvals-float32": _NO_COMPLEX,
     "linalg.eigvals-float64": _NO_COMPLEX,
-    "addbmm-float16": _ADDBMM_HALF,
     "kthvalue-int32": _PARTIAL_SORT,
     "kthvalue-int64": _PARTIAL_SORT,
     "matrix_exp-float16": _LINALG_HALF,

@@ -1,9 +1,6 @@
 """Known deviations on the OpInfo samples of nn.functional and linalg ops, and on every
 OpInfo's error inputs (see opinfo_known.py)."""
 KNOWN = {
-    "nn.functional.cross_entropy-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
     "nn.functional.avg_pool1d-int64":
         "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
@@ -16,42 +13,18 @@ KNOWN = {
     "nn.functional.conv1d-int64":
         "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
-    "nn.functional.conv2d-float16":
-        "float16: numpy's float16 matmul behind conv2d accumulates in float16, torch's cpu conv"
-        " in float32; a few values differ by 2-4 ulps",
     "nn.functional.conv2d-int64":
         "minflow's convolution kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
-    "nn.functional.group_norm-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
-    "nn.functional.instance_norm-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
     "nn.functional.local_response_norm-int64":
         "minflow's local_response_norm kernels take floating dtypes only (DTypeError); torch "
         "also runs int64 on cpu",
     "nn.functional.unfold-bool":
         "minflow's unfold (im2col) kernels take floating dtypes only (DTypeError); torch also "
         "runs bool on cpu",
-    "nn.functional.interpolate.area-float16":
-        "5-D input is adaptive_avg_pool3d, whose float16 windows torch sums in float16 steps "
-        "(see nn.functional.adaptive_avg_pool3d-float16); the 3-D and 4-D samples agree",
-    "nn.functional.soft_margin_loss-float16":
-        "float16: torch's log1p(exp(-y x)) overflows to inf for -y x > ~11, minflow's stable "
-        "softplus gives the finite value",
-    "nn.functional.multilabel_soft_margin_loss-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
-    "nn.functional.avg_pool2d-float16":
-        "float16: minflow sums each window in float16, torch in float32; with divisor_override "
-        "the cancellation error shows (up to 0.002)",
     "nn.functional.avg_pool2d-int64":
         "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",
-    "nn.functional.bilinear-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
     "nn.functional.batch_norm-float16":
         "1-D input: torch accepts the degenerate empty (0,) input with empty stats; minflow "
         "requires (N, C, *) input (RuntimeError)",
@@ -61,15 +34,6 @@ KNOWN = {
     "nn.functional.batch_norm-float64":
         "1-D input: torch accepts the degenerate empty (0,) input with empty stats; minflow "
         "requires (N, C, *) input (RuntimeError)",
-    "nn.functional.nll_loss-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
-    "nn.functional.huber_loss-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
-    "nn.functional.poisson_nll_loss-float16":
-        "float16: minflow's composite rounds each step to float16, torch's CPU kernel computes "
-        "in float32 and rounds once; results differ by a few float16 ulps",
     "linalg.eigh-float32":
         "eigenvectors are defined up to sign: numpy's LAPACK and torch's (MKL) pick different "
         "signs; eigenvalues agree",
@@ -149,12 +113,6 @@ KNOWN = {
         "an empty input tensor that shares out's storage: torch's cat refuses it; minflow "
         "finds no memory overlap with an empty tensor (numpy's may_share_memory) and "
         "writes the result",
-    "nn.functional.adaptive_avg_pool3d-float16":
-        "float16: minflow averages each window in float16 steps, torch in float32 rounded once;"
-        " a few values differ by 1-2 ulps",
-    "nn.functional.grid_sample-float16":
-        "float16: minflow's bicubic weights and sums round in float16 steps, torch computes in "
-        "float32 and rounds once; a few values differ by 1-2 ulps",
     "nn.functional.avg_pool3d-int64":
         "minflow's avg_pool kernels take floating dtypes only (DTypeError); torch also runs "
         "int64 on cpu",

@@ -42,11 +42,17 @@ def _max(xp, x, axis):
     return x.max(axis=axis, keepdims=True)
 
 
+def _wide(xp, x):
+    """float16 computed in float32, as torch's kernels (the dispatcher rounds the result)."""
+    return x.astype(xp.float32) if x.dtype == xp.float16 else x
+
+
 @register_kernel("softmax", ("cpu", "cuda"), FLOATS)
 def softmax(xp, input, dim):
     if input.size == 0:             # numpy's max has no identity for an empty axis
         return xp.empty_like(input)
     axis = _axis(input, dim)
+    input = _wide(xp, input)
     out = xp.exp(input - _max(xp, input, axis))     # max 0: exp can't overflow
     out /= out.sum(axis=axis, keepdims=True)
     return out
@@ -57,6 +63,22 @@ def log_softmax(xp, input, dim):
     if input.size == 0:             # numpy's max has no identity for an empty axis
         return xp.empty_like(input)
     axis = _axis(input, dim)
+    if input.dtype == xp.float16:
+        return half_log_softmax(xp, input, axis)
     shifted = input - _max(xp, input, axis)
     shifted -= xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    return shifted
+
+
+def half_log_softmax(xp, input, axis):
+    """float16 log_softmax as torch's cpu kernel: in float32, rounded once; along the last
+    dim its kernel also rounds the sum of exponentials and its log to float16."""
+    x = input.astype(xp.float32)
+    shifted = x - _max(xp, x, axis)
+    total = xp.exp(shifted).sum(axis=axis, keepdims=True)
+    if axis is None or axis in (-1, x.ndim - 1):
+        log_total = xp.log(total.astype(xp.float16).astype(xp.float32))
+        shifted -= log_total.astype(xp.float16).astype(xp.float32)
+    else:
+        shifted -= xp.log(total)
     return shifted

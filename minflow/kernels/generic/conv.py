@@ -18,6 +18,7 @@ import math
 from ...core.dtype import FLOATS, INTS
 from ...ops.conv import conv_output_size, pool_output_size
 from ..registry import register_kernel
+from .opmath import in_float32, into
 
 
 def _inner(size, begins):
@@ -98,6 +99,9 @@ def _by_group(t, groups):
 
 @register_kernel("conv2d", ("cpu", "cuda"), FLOATS, out=True)
 def conv(xp, input, weight, bias, stride, padding, dilation, groups, out=None):
+    if input.dtype == xp.float16:       # numpy's float16 matmul would round as it adds
+        return into(out, conv(xp, *in_float32(xp, input, weight, bias), stride, padding,
+                              dilation, groups))
     (n, o, cg), kernel = (input.shape[0],) + weight.shape[:2], tuple(weight.shape[2:])
     out_size = _conv_out_size(input.shape[2:], kernel, stride, padding, dilation)
     cols = _im2col(xp, input, kernel, stride, padding, dilation, groups, out_size)
@@ -263,6 +267,8 @@ def _avg_setup(xp, size, kernel_size, stride, padding, ceil_mode, count_include_
 @register_kernel("avg_pool2d", ("cpu", "cuda"), FLOATS)
 def avg_pool(xp, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
              divisor_override):
+    if input.dtype == xp.float16:       # summed in float32, as torch's kernel
+        input, = in_float32(xp, input)
     out_size, pads, divisor = _avg_setup(xp, tuple(input.shape[2:]), kernel_size, stride,
                                          padding, ceil_mode, count_include_pad,
                                          divisor_override, input.dtype)
@@ -308,6 +314,8 @@ def _along_dims(xp, x, matrices):
 
 @register_kernel("adaptive_avg_pool2d", ("cpu", "cuda"), FLOATS)
 def adaptive_avg_pool(xp, input, output_size):
+    if input.dtype == xp.float16:       # averaged in float32, as torch's kernel
+        input, = in_float32(xp, input)
     return _along_dims(xp, input, [_adaptive_matrix(xp, s, o, input.dtype) for s, o in
                                    zip(input.shape[2:], output_size)])
 

@@ -2,7 +2,9 @@
 
 Most are the array library's ufuncs registered as they are; the rest are a few lines.
 """
-from ...core.dtype import ALL, FLOATS, INTS, NUMERIC, bool as bool_
+import numpy as np
+
+from ...core.dtype import ALL, FLOATS, INTS, NUMERIC, bool as bool_, float16
 from ..registry import register_array_function, register_kernel
 
 SIGNED = NUMERIC
@@ -43,10 +45,20 @@ def rsqrt(xp, x):
 @register_kernel("sigmoid", ("cpu", "cuda"), FLOATS)
 def sigmoid(xp, x):
     # NOTE: 1 / (1 + exp(-x)) overflows exp for large negative x; the tanh form never does.
+    if x.dtype == xp.float16:
+        return _half_sigmoid(xp, x)
     out = xp.tanh(x * 0.5)
     out *= 0.5
     out += 0.5
     return out
+
+
+def _half_sigmoid(xp, x):
+    """float16 as torch's kernel: 1 / (1 + exp(-x)) in float32, rounded once by the
+    dispatcher (the tanh form loses the small values to cancellation); exp's overflow to
+    inf gives the right 0."""
+    with np.errstate(over="ignore"):
+        return 1 / (1 + xp.exp(-x.astype(xp.float32)))
 
 
 @register_kernel("tanh_grad", ("cpu", "cuda"), FLOATS)
@@ -59,9 +71,25 @@ def sigmoid_grad(xp, grad_out, output):
     return grad_out * output * (1 - output)
 
 
-for _op, _fn in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
-                 ("maximum", "maximum"), ("minimum", "minimum")):
+for _op, _fn in (("add", "add"), ("sub", "subtract"), ("maximum", "maximum"),
+                 ("minimum", "minimum")):
     register_array_function(_op, _fn, NUMERIC)
+register_array_function("mul", "multiply", tuple(d for d in NUMERIC if d is not float16))
+_NUMBERS = (int, float)
+
+
+# NOTE: torch's float16 mul and div by a Python number take the number in float32 (numpy
+# would round it to float16 first: 0.1 becomes 0.09998) and round only the result.
+
+@register_kernel("mul", ("cpu", "cuda"), (float16,), out=True)
+def mul_half(xp, input, other, out=None):
+    if input.__class__ in _NUMBERS:
+        input, other = xp.float32(input), other.astype(xp.float32)
+    elif other.__class__ in _NUMBERS:
+        input, other = input.astype(xp.float32), xp.float32(other)
+    return xp.multiply(input, other, out=out)
+
+
 register_array_function("add", "logical_or", (bool_,))
 register_array_function("mul", "logical_and", (bool_,))
 register_array_function("remainder", "remainder", FLOATS)
@@ -115,6 +143,8 @@ def pow_bool(xp, input, exponent):
 @register_kernel("div", ("cpu", "cuda"), NUMERIC)
 def div(xp, input, other, rounding_mode):
     if rounding_mode is None:
+        if other.__class__ in _NUMBERS and input.dtype == xp.float16:
+            return xp.true_divide(input.astype(xp.float32), xp.float32(other))
         return xp.true_divide(input, other)
     if xp.asarray(input).dtype.kind == "i":
         _check_divisor(xp, other, "div")

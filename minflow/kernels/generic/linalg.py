@@ -1,6 +1,7 @@
 """Linear algebra kernels, written once against the array module (numpy or cupy)."""
 from ...core.dtype import NUMERIC
 from ..registry import register_kernel
+from .opmath import in_float32, into
 
 
 @register_kernel("matmul", ("cpu", "cuda"), NUMERIC, out=True)
@@ -14,6 +15,8 @@ def matmul(xp, input, other, transpose_input, transpose_other, out=None):
 
 @register_kernel("linear", ("cpu", "cuda"), NUMERIC, out=True)
 def linear(xp, input, weight, bias, out=None):
+    if input.dtype == xp.float16:       # torch's addmm: in float32, rounded once
+        return into(out, linear(xp, *in_float32(xp, input, weight, bias)))
     out = xp.matmul(input, weight.T, out=out)
     if bias is not None:
         out += bias
@@ -24,7 +27,9 @@ def linear(xp, input, weight, bias, out=None):
 @register_kernel("linear_grad_params", ("cpu", "cuda"), NUMERIC)
 def linear_grad_params(xp, grad_out, input):
     rows = grad_out.reshape(-1, grad_out.shape[-1])
-    return xp.matmul(rows.T, input.reshape(-1, input.shape[-1])), rows.sum(axis=0)
+    # float16 bias grads summed in float32 (numpy adds float16 rows rounding each step)
+    return xp.matmul(rows.T, input.reshape(-1, input.shape[-1])), rows.sum(
+        axis=0, dtype=xp.float32 if rows.dtype == xp.float16 else None)
 
 
 @register_kernel("linear_grad", ("cpu", "cuda"), NUMERIC)

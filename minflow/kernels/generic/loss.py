@@ -3,6 +3,7 @@ import numpy as np
 
 from ...core.dtype import FLOATS
 from ..registry import register_kernel
+from .activation import half_log_softmax
 
 
 def _check_targets(xp, target, kept, classes, ignore_index):
@@ -83,6 +84,8 @@ def nll_loss(xp, input, target, weight, ignore_index, reduction):
             loss = xp.where(kept, -picked * w, 0)
     if reduction == "none":
         return loss.astype(input.dtype, copy=False)
+    if input.dtype == xp.float16:
+        return _half_reduce(xp, loss, kept, None if weight is None else w, reduction)
     total = loss.sum()
     if reduction == "sum":
         return total
@@ -92,13 +95,62 @@ def nll_loss(xp, input, target, weight, ignore_index, reduction):
         return xp.true_divide(total, w.sum())
 
 
+# ---- float16 sums as torch's cpu kernel: in float16, 16 terms at a time --------------------
+# NOTE: torch's cpu nll_loss keeps float16 running sums in a cascade of 8 levels: each kept
+# target adds its term to level 0, and at a kept target whose flat index is a multiple of
+# 16**(j+1), level j is added into level j+1 and cleared; the result adds up the levels in
+# order. Every addition rounds to float16, so the same additions are made here, in order.
+
+def _half_reduce(xp, loss, kept, w, reduction):
+    flat_kept = None if kept is None else kept.reshape(-1)
+    total = _cascade_sum(xp, loss.reshape(-1), flat_kept)
+    if reduction == "sum":
+        return total
+    if w is None:       # the count of kept targets, rounded to float16 as torch's
+        weights = xp.float16(loss.size if kept is None else int(kept.sum()))
+    else:
+        weights = _cascade_sum(xp, w.reshape(-1), flat_kept)
+    with _quiet(xp):    # 0 / 0 = nan when every target is ignored
+        return xp.true_divide(total, weights)
+
+
+def _cascade_sum(xp, terms, kept, levels=8, step=16):
+    """The float16 sum of ``terms`` (0 where not ``kept``) by torch's cascade."""
+    index = xp.arange(terms.size)
+    flush = index % step == 0 if kept is None else kept & (index % step == 0)
+    total = xp.zeros((), xp.float16)
+    for level in range(1, levels):
+        terms, rest = _segment_sums(xp, terms, flush)
+        total += rest                       # level j's leftover, added in level order
+        index = index[flush]
+        flush = index % step ** (level + 1) == 0
+    _, rest = _segment_sums(xp, terms, xp.zeros(terms.size, bool))
+    return total + rest
+
+
+def _segment_sums(xp, terms, ends):
+    """(the sums of the runs of ``terms`` that end where ``ends`` is set, the sum of the
+    terms after the last end), each added left to right in float16."""
+    bounds = xp.concatenate([xp.zeros(1, xp.int64), xp.flatnonzero(ends) + 1,
+                             xp.full(1, terms.size, xp.int64)])
+    starts, lengths = bounds[:-1], bounds[1:] - bounds[:-1]
+    sums = xp.zeros(lengths.size, xp.float16)
+    for offset in range(int(lengths.max())):
+        live = lengths > offset
+        sums[live] += terms[starts[live] + offset]
+    return sums[:-1], sums[-1]
+
+
 @register_kernel("cross_entropy", ("cpu", "cuda"), FLOATS)
 def cross_entropy(xp, input, target, weight, ignore_index, reduction):
     """nll_loss of log_softmax along the class dim; the log-probabilities are an output too,
     for backward."""
     axis = 1 if input.ndim >= 2 else 0
-    log_prob = input - _row_max(xp, input, axis)     # max 0: exp can't overflow
-    log_prob -= xp.log(_row_sum(xp, xp.exp(log_prob), axis))
+    if input.dtype == xp.float16:       # torch's float16 log_softmax, then its nll_loss
+        log_prob = half_log_softmax(xp, input, axis).astype(xp.float16)
+    else:
+        log_prob = input - _row_max(xp, input, axis)     # max 0: exp can't overflow
+        log_prob -= xp.log(_row_sum(xp, xp.exp(log_prob), axis))
     return nll_loss(xp, log_prob, target, weight, ignore_index, reduction), log_prob
 
 

@@ -39,6 +39,8 @@ def batch_norm(xp, input, running_mean, running_var, weight, bias, training, eps
         mean, var = x.mean(axis=axes), x.var(axis=axes)    # var: biased, two-pass
     else:
         mean, var = running_mean.astype(x.dtype), running_var.astype(x.dtype)   # copies
+    if training and input.dtype == xp.float16:
+        return _half_batch_norm(xp, x, mean, var, weight, bias, eps), mean, var
     scale = 1.0 / xp.sqrt(var + eps)
     if weight is not None:
         scale = scale * weight
@@ -47,6 +49,19 @@ def batch_norm(xp, input, running_mean, running_var, weight, bias, training, eps
         shift = shift + bias
     # y = x * scale + shift: one pass over x, as torch's cpu kernel
     return x * _channel(scale, x.ndim) + _channel(shift, x.ndim), mean, var
+
+
+def _half_batch_norm(xp, x, mean, var, weight, bias, eps):
+    """torch's cpu kernel on float16 batch stats: the mean and 1 / sqrt(var + eps) rounded
+    to float16 (its saved stats), then (x - mean) * invstd * weight + bias in float32."""
+    def channel(t):
+        return _channel(_compute(t.astype(xp.float16)), x.ndim)
+    out = (x - channel(mean)) * channel(1.0 / xp.sqrt(var + eps))
+    if weight is not None:
+        out *= _channel(_compute(weight), x.ndim)
+    if bias is not None:
+        out += _channel(_compute(bias), x.ndim)
+    return out
 
 
 @register_kernel("batch_norm_grad", ("cpu", "cuda"), FLOATS)
