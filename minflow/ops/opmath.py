@@ -1,30 +1,36 @@
-"""torch's "opmath" for float16 composites: computed in float32 and rounded once.
+"""torch's "opmath" for float16 and bfloat16 composites: computed in float32 and rounded
+once.
 
-A composite of several float16 ops rounds after each of them; torch's kernels for
+A composite of several half-precision ops rounds after each of them; torch's kernels for
 addcmul, lerp, baddbmm and friends compute in float32 and round only the result, so the
-float16 composites here do the same (casts are differentiable: gradients are unchanged).
+half-precision composites here do the same (casts are differentiable: gradients are
+unchanged).
 """
 from ..core import dtype as dtypes
 from ..core.namespace import F
 from ..core.tensor import Tensor
 
 
+_HALF = (dtypes.float16, dtypes.bfloat16)
+
+
 def in_float32(fn, *args):
-    """``fn(*args)``, with float16 tensors upcast to float32 and the result cast back,
-    where the result would be float16.
+    """``fn(*args)``, with float16 (or bfloat16) tensors upcast to float32 and the result
+    cast back, where the result would be that half-precision dtype.
 
     >>> half = minflow.tensor([0.7], dtype=minflow.float16)
     >>> thirds = minflow.ops.opmath.in_float32(lambda x: x * 3 / 3, half)
     >>> (half * 3 / 3 == half).item(), (thirds == half).item()
     (False, True)
     """
-    # NOTE: the common case (no float16 input) costs one pass over args and no list
+    # NOTE: the common case (no half-precision input) costs one pass over args and no list
     for a in args:
-        if isinstance(a, Tensor) and a.dtype is dtypes.float16:
+        if isinstance(a, Tensor) and a.dtype in _HALF:
             break
     else:
         return fn(*args)
-    if dtypes.result_type(*[a for a in args if isinstance(a, Tensor)]) is not dtypes.float16:
+    half = dtypes.result_type(*[a for a in args if isinstance(a, Tensor)])
+    if half not in _HALF:
         return fn(*args)
     return F.cast(fn(*[F.cast(a, dtypes.float32) if isinstance(a, Tensor) and
-                       a.dtype is dtypes.float16 else a for a in args]), dtypes.float16)
+                       a.dtype in _HALF else a for a in args]), half)
