@@ -9,23 +9,15 @@ runs the alpha recursion again (it keeps no (T, N, 2S+1) table from the forward)
 the beta one.
 """
 import sys
-import timeit
 
 import numpy as np
 import torch
 
 import minflow
+from _timing import best_ms
 
 # (T, N, C, S): input frames, batch, classes, longest target
 CASES = [(50, 16, 20, 10), (200, 32, 30, 40), (100, 8, 500, 30)]
-
-
-def best_ms(fns, number=10, repeat=7):
-    best = dict.fromkeys(fns, float("inf"))
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            best[name] = min(best[name], timeit.timeit(fn, number=number) / number * 1e3)
-    return best
 
 
 def inputs(lib, case, dtype, rng):
@@ -58,7 +50,7 @@ def main(threads=1):
             ours = calls(minflow, inputs(minflow, case, dtype, np.random.default_rng(0)))
             theirs = calls(torch, inputs(torch, case, dtype, np.random.default_rng(0)))
             for name, mine, torchs in zip(("fwd", "fwd+bwd"), ours, theirs):
-                ms = best_ms({"torch": torchs, "minflow": mine})
+                ms = best_ms({"torch": torchs, "minflow": mine}, number=10, repeat=7)
                 print(f"{str(case):>18} {dtype:>8} {name:>9} {ms['torch']:>9.3f} "
                       f"{ms['minflow']:>11.3f} {ms['minflow'] / ms['torch']:>6.2f}")
 

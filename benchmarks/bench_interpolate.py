@@ -5,12 +5,12 @@ Per mode: minflow on the float32 image (the baseline), minflow on the uint8 imag
 fixed-point arithmetic, rounding after each dim), and PyTorch CPU on the uint8 image where
 installed; reported as ratios to the baseline, timed in alternation.
 """
-import timeit
 
 import numpy as np
 
 import minflow
 import minflow.nn.functional as Fn
+from _timing import best_ms
 
 try:
     import torch
@@ -19,15 +19,6 @@ except ImportError:
 
 MODES = [dict(mode="bilinear"), dict(mode="bicubic"), dict(mode="bilinear", antialias=True),
          dict(mode="bicubic", antialias=True), dict(mode="lanczos", antialias=True)]
-
-
-def best_ms(fns, number=5, repeat=5):
-    """{name: best ms per call}, the callables timed in turn, each repeat."""
-    best = dict.fromkeys(fns, float("inf"))
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            best[name] = min(best[name], timeit.timeit(fn, number=number) / number * 1e3)
-    return best
 
 
 def main():

@@ -8,21 +8,13 @@ column, so above 1 means LAPACK is faster. The two are timed in alternation, so 
 on the machine falls on both alike. lu_factor's results equal torch's (LAPACK's pivots;
 tests/ops/test_linalg_lu.py); this measures what the array formulation costs.
 """
-import timeit
 
 import numpy as np
 
 import minflow
+from _timing import best_ms
 
 CASES = [(4096, 4), (1024, 8), (256, 32), (16, 128), (1, 512)]      # (batch, n)
-
-
-def best_ms(fns, number=3, repeat=5):
-    best = dict.fromkeys(fns, float("inf"))
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            best[name] = min(best[name], timeit.timeit(fn, number=number) / number * 1e3)
-    return best
 
 
 def main():
@@ -35,7 +27,7 @@ def main():
                "solve": lambda: minflow.linalg.solve(A, B)}
         X = minflow.linalg.lu_solve(*fns["lu"](), B)
         assert minflow.allclose(X, fns["solve"](), rtol=1e-8, atol=1e-10)
-        ms = best_ms(fns)
+        ms = best_ms(fns, number=3)
         print(f"{batch:>6} {n:>5} {ms['lu']:>13.2f} {ms['solve']:>9.2f} "
               f"{ms['lu'] / ms['solve']:>6.2f}")
 

@@ -6,21 +6,13 @@ Both give the same indices (tests/ops/test_sorting.py); the ratio is sort time /
 time, so above 1 means topk is faster. The two are timed in alternation, so other load on
 the machine falls on both alike.
 """
-import timeit
 
 import numpy as np
 
 import minflow
+from _timing import best_ms
 
 CASES = [((1024, 4096), 10), ((1024, 4096), 512), ((64, 65536), 100), ((16384, 128), 8)]
-
-
-def best_ms(fns, number=5, repeat=5):
-    best = dict.fromkeys(fns, float("inf"))
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            best[name] = min(best[name], timeit.timeit(fn, number=number) / number * 1e3)
-    return best
 
 
 def main():

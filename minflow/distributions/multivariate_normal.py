@@ -8,7 +8,7 @@ from ..linalg import cholesky, solve_triangular
 from ..ops.infer import broadcast_shapes
 from . import constraints
 from .distribution import Distribution
-from .utils import as_size, lazy_property, standard_normal
+from .utils import as_size, lazy_property, one_matrix, standard_normal
 
 __all__ = ["MultivariateNormal"]
 
@@ -59,16 +59,7 @@ class MultivariateNormal(Distribution):
                  validate_args=None):
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        given = {"scale_tril": scale_tril, "covariance_matrix": covariance_matrix,
-                 "precision_matrix": precision_matrix}
-        given = {k: v for k, v in given.items() if v is not None}
-        if len(given) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or "
-                             "scale_tril may be specified.")
-        (name, matrix), = given.items()
-        if matrix.dim() < 2:
-            raise ValueError(f"{name} must be at least two-dimensional, with optional "
-                             f"leading batch dimensions")
+        name, matrix = one_matrix(ValueError, covariance_matrix, precision_matrix, scale_tril)
         batch_shape = broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
         setattr(self, name, matrix.expand(tuple(batch_shape) + tuple(matrix.shape[-2:])))
         self.loc = loc.expand(tuple(batch_shape) + (loc.shape[-1],))

@@ -175,3 +175,19 @@ def vec_to_tril_matrix(vec, diag=0):
     where[np.tril_indices(n, diag)] = np.arange(length)
     padded = F.cat([vec, vec.new_zeros(tuple(vec.shape[:-1]) + (1,))], -1)
     return padded[..., F.tensor(where, device=vec.device)]
+
+
+def one_matrix(error, covariance_matrix, precision_matrix, scale_tril):
+    """(name, matrix) of the one matrix given, checked at least 2-D; torch's ``error``
+    class (it differs between distributions) when not exactly one is."""
+    given = {name: m for name, m in (("covariance_matrix", covariance_matrix),
+                                     ("precision_matrix", precision_matrix),
+                                     ("scale_tril", scale_tril)) if m is not None}
+    if len(given) != 1:
+        raise error("Exactly one of covariance_matrix or precision_matrix or scale_tril may "
+                    "be specified.")
+    (name, matrix), = given.items()
+    if matrix.dim() < 2:
+        raise ValueError(f"{name} must be at least two-dimensional, with optional leading "
+                         f"batch dimensions")
+    return name, matrix

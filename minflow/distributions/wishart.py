@@ -14,7 +14,7 @@ from . import constraints
 from .exp_family import ExponentialFamily
 from .gamma import Chi2
 from .multivariate_normal import _precision_to_scale_tril
-from .utils import as_size, eps_of, has_values, lazy_property, standard_normal
+from .utils import as_size, eps_of, has_values, lazy_property, one_matrix, standard_normal
 
 __all__ = ["Wishart"]
 
@@ -65,16 +65,7 @@ class Wishart(ExponentialFamily):
 
     def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None,
                  validate_args=None):
-        given = {"covariance_matrix": covariance_matrix, "precision_matrix": precision_matrix,
-                 "scale_tril": scale_tril}
-        given = {k: v for k, v in given.items() if v is not None}
-        if len(given) != 1:
-            raise AssertionError("Exactly one of covariance_matrix or precision_matrix or "
-                                 "scale_tril may be specified.")
-        (name, matrix), = given.items()
-        if matrix.dim() < 2:
-            raise ValueError(f"{name} must be at least two-dimensional, with optional "
-                             f"leading batch dimensions")
+        name, matrix = one_matrix(AssertionError, covariance_matrix, precision_matrix, scale_tril)
         df_tensor = df if not isinstance(df, numbers.Number) else \
             F.tensor(df, dtype=matrix.dtype, device=matrix.device)
         batch_shape = Size(broadcast_shapes(tuple(matrix.shape[:-2]), tuple(df_tensor.shape)))
