@@ -17,8 +17,9 @@ the range it ran in. ``key_averages().table()`` sums them per name:
 
 Times are the host's wall clock: on cuda they include launching kernels, not their run on
 the device (cupy runs them asynchronously). Ops inside a compiled ``nn.Graph`` run are not
-seen one by one (they do not pass through the dispatcher); nor are in-place ops written
-straight into their tensor... except while profiling, when those take the dispatcher's path.
+seen one by one (they do not pass through the dispatcher). In-place ops, which otherwise
+write straight into their tensor, take the dispatcher's path while a profile records, so
+they are listed too.
 """
 import enum
 import os
