@@ -1,5 +1,7 @@
 """Grad functions of the reductions."""
 from ...core.dispatch import apply
+from ...core import dtype as dtypes
+from ...core.grad_mode import is_grad_enabled
 from ...core.namespace import F
 from ...ops.registry import get_op
 from ...ops.shape import EXPAND
@@ -45,6 +47,9 @@ class ProdGrad(GradFunction):
     def apply(self, ctx, grad_out):
         x, = ctx.saved_tensors
         dims = ctx.dims
+        grad_out = expand_reduced(grad_out, x.shape, dims, ctx.keepdim)
+        if _recording_at_zero(x):
+            return F.mul(_product_of_others(x, dims), grad_out)
         is_zero = F.eq(x, 0)
         zeros = F.expand(F.sum(is_zero, dims, keepdim=True), tuple(x.shape))
         safe = F.where(is_zero, 1.0, x)
@@ -53,7 +58,38 @@ class ProdGrad(GradFunction):
         # no zero: prod / x_i; one zero: its slot gets the product of the rest; more: 0
         local = F.where(is_zero, F.where(F.eq(zeros, 1), others, 0.0),
                         F.where(F.eq(zeros, 0), F.div(others, safe), 0.0))
-        return F.mul(local, expand_reduced(grad_out, x.shape, dims, ctx.keepdim))
+        return F.mul(local, grad_out)
+
+
+def _recording_at_zero(x):
+    """Whether backward is itself being recorded (create_graph) with a zero in ``x``.
+
+    NOTE: the O(n) formulas of prod's and cumprod's gradients are exact in value at zeros
+    but constant there, so their own derivative is wrong; as torch, the exact (slower)
+    formulas take over only when a second derivative can be asked for and a zero is there.
+    """
+    if not is_grad_enabled() or x.device.type == "meta" or getattr(x._data, "is_lazy", False):
+        return False
+    return bool(F.any(F.eq(x, 0)))
+
+
+def _product_of_others(x, dims):
+    """out_i = product of the x_j other than x_i over ``dims``, as the products before i
+    times the products after i: no division, so differentiable at zeros."""
+    kept = [d for d in range(x.ndim) if d not in dims]
+    moved = F.permute(x, tuple(kept + list(dims)))
+    flat = F.reshape(moved, tuple(moved.shape[:len(kept)]) + (-1,))
+    before = _exclusive_cumprod(flat)
+    after = F.flip(_exclusive_cumprod(F.flip(flat, (-1,))), (-1,))
+    others = F.reshape(F.mul(before, after), tuple(moved.shape))
+    order = kept + list(dims)
+    return F.permute(others, tuple(order.index(d) for d in range(x.ndim)))
+
+
+def _exclusive_cumprod(t):
+    """out_k = product of t_i for i < k along the last dim (1 at k = 0)."""
+    ones = F.ones(tuple(t.shape[:-1]) + (1,), dtype=t.dtype, device=t.device)
+    return F.cumprod(F.cat([ones, F.narrow(t, -1, 0, t.shape[-1] - 1)], -1), -1)
 
 
 class _ExtremeGrad(GradFunction):
@@ -120,7 +156,9 @@ class CumsumGrad(GradFunction):
 class CumprodGrad(GradFunction):
     """Exact with zeros, as torch: before a slice's first zero, g_k = rev_cumsum(g * out)_k
     / x_k; at the first zero, the same sum over the cumprod with that zero replaced by
-    1; after it, 0 (every product there has the zero in it twice over or not at all)."""
+    1; after it, 0 (every product there has the zero in it twice over or not at all).
+    Where a second derivative can be asked for and a zero is there, the O(n^2) sum of
+    products instead (``_cumprod_grad_at_zeros``)."""
 
     def capture(self, ctx, inputs, outputs, attrs):
         ctx.save_for_backward(inputs[0], outputs[0])
@@ -131,6 +169,8 @@ class CumprodGrad(GradFunction):
         if x.ndim == 0:
             return grad_out
         dim = ctx.dim
+        if _recording_at_zero(x):
+            return _cumprod_grad_at_zeros(x, grad_out, dim)
         zeros_so_far = F.cumsum(F.eq(x, 0), dim)
         before = F.eq(zeros_so_far, 0)
         first = F.logical_and(F.eq(x, 0), F.eq(zeros_so_far, 1))
@@ -138,6 +178,19 @@ class CumprodGrad(GradFunction):
         skip_first = F.cumprod(F.where(first, 1, x), dim)
         grad_first = _reverse_cumsum(F.mul(grad_out, skip_first), dim)
         return F.where(before, grad_before, F.where(first, grad_first, 0))
+
+
+def _cumprod_grad_at_zeros(x, grad_out, dim):
+    """g_k = sum over i >= k of grad_out_i * prod_{j <= i, j != k} x_j, from an n x n
+    table of running products with x_k left out of row k: no division and no constant
+    branch, so its derivative is the second derivative of cumprod (torch's O(n^2) path)."""
+    x, grad_out = F.movedim(x, dim, -1), F.movedim(grad_out, dim, -1)
+    n = x.shape[-1]
+    diagonal = F.eye(n, dtype=dtypes.bool, device=x.device)
+    left_out = F.cumprod(F.where(diagonal, 1, F.unsqueeze(x, -2)), -1)    # [..., k, i]
+    later = F.triu(F.ones((n, n), dtype=dtypes.bool, device=x.device))       # i >= k
+    terms = F.where(later, F.mul(left_out, F.unsqueeze(grad_out, -2)), 0)
+    return F.movedim(F.sum(terms, -1), -1, dim)
 
 
 def _reverse_cumsum(t, dim):
