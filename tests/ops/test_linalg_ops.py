@@ -333,15 +333,36 @@ def test_inplace_scaled_sums():
     assert y.tolist() == [1.5, 1.5]
 
 
-def test_qr_one_matrix_at_a_time_path():
-    """The per-matrix QR that cupy takes, run with numpy standing in for cupy."""
+def _qr_stand_in():
+    """numpy standing in for cupy, so that ``_qr`` takes cupy's one-matrix-at-a-time path."""
     import types
+    return types.SimpleNamespace(linalg=np.linalg, stack=np.stack, empty=np.empty)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 3), (2, 3, 3, 4), (0, 3, 3), (2, 0, 4, 2),
+                                   (0, 2, 4)])
+def test_qr_one_matrix_at_a_time_path(shape):
+    """The per-matrix QR that cupy takes, empty batches included, against numpy's own."""
     from minflow.kernels.generic.decomposition import _qr
-    stand_in = types.SimpleNamespace(linalg=np.linalg, stack=np.stack)
-    a = RNG.standard_normal((2, 3, 4, 3))
+    a = RNG.standard_normal(shape)
+    for mode in ("reduced", "complete", "r", "raw"):
+        got, expected = _qr(_qr_stand_in(), a, mode), _qr(np, a, mode)
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert g.shape == e.shape and g.dtype == e.dtype
+            np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 3), (0, 4, 2), (2, 0, 2, 4)])
+def test_qr_empty_batch_as_torch(shape, device):
+    torch = pytest.importorskip("torch")
+    a = np.zeros(shape)
     for mode in ("reduced", "complete", "r"):
-        for got, expected in zip(_qr(stand_in, a, mode), _qr(np, a, mode)):
-            np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+        ours, theirs = L.qr(minflow.tensor(a, device=device), mode=mode), \
+            torch.linalg.qr(torch.tensor(a), mode=mode)
+        assert [tuple(t.shape) for t in ours] == [tuple(t.shape) for t in theirs]
+    ours, theirs = minflow.geqrf(minflow.tensor(a, device=device)), torch.geqrf(torch.tensor(a))
+    assert [tuple(t.shape) for t in ours] == [tuple(t.shape) for t in theirs]
 
 
 def test_lstsq_grad_flags_as_torch():

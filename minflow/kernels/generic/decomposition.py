@@ -75,8 +75,18 @@ def _qr(xp, A, mode):
         return (out,) if mode == "r" else tuple(out)    # numpy returns a named tuple
     # NOTE: cupy's qr takes one matrix (before cupy 13): one factorization per matrix
     flat = A.reshape((-1,) + A.shape[-2:])
+    if not flat.shape[0]:           # no matrix to stack: empty results of the right shapes
+        return tuple(xp.empty(A.shape[:-2] + shape, A.dtype)
+                     for shape in _qr_shapes(*A.shape[-2:], mode))
     parts = [_qr(xp, a, mode) for a in flat]
     return tuple(xp.stack(p).reshape(A.shape[:-2] + p[0].shape) for p in zip(*parts))
+
+
+def _qr_shapes(m, n, mode):
+    """The shapes of the results of ``_qr`` for one m x n matrix, as numpy gives them."""
+    k = min(m, n)
+    return {"reduced": ((m, k), (k, n)), "complete": ((m, m), (m, n)), "r": ((k, n),),
+            "raw": ((n, m), (k,))}[mode]
 
 
 @register_kernel("linalg_svd", ("cpu", "cuda"), LINALG)
