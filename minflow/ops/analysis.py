@@ -152,9 +152,6 @@ def _bin_edges(input, bins, range):
                                f"({input.dtype.name}, {input.device}), got "
                                f"{bins.dtype.name}, {bins.device}")
         return bins
-    if not isinstance(bins, numbers.Integral) or isinstance(bins, bool):
-        raise TypeError(f"histogram: expected bins to be an int or a Tensor, got "
-                        f"{type(bins).__name__}")
     if bins <= 0:
         raise RuntimeError(f"histogram: bins must be > 0, but got {bins}")
     if range is not None:
@@ -188,6 +185,9 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):  # no
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"histogram: expected input to be a Tensor, got {type(input).__name__}")
+    if not isinstance(bins, (Tensor, numbers.Integral)) or isinstance(bins, bool):
+        raise TypeError(f"histogram: expected bins to be an int or a Tensor, got "
+                        f"{type(bins).__name__}")
     if not input.dtype.is_floating_point:
         raise dtypes.DTypeError(f"histogram: expected input with dtype in [float16, float32, "
                                 f"float64], got {input.dtype.name}")

@@ -181,9 +181,13 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                  _uniform_gradient(input, d, h, edge_order) for d, h in zip(dims, spacings))
 
 
-def _check_y(fn, y, dim):
+def _check_y(fn, y, x, dim):
+    """``dim`` wrapped, after the checks of y and of x's type."""
     if not isinstance(y, Tensor):
         raise TypeError(f"{fn}: expected y to be a Tensor, got {type(y).__name__}")
+    if x is not None and not isinstance(x, Tensor):
+        raise TypeError(f"{fn}: expected x to be a Tensor, got {type(x).__name__} (a number "
+                        f"is the keyword argument dx)")
     if y.dtype is dtypes.bool:
         raise RuntimeError(f"{fn}: received a bool input for `y`, but bool is not supported")
     if y.ndim == 0:
@@ -202,8 +206,6 @@ def _spacing(fn, y, x, dx, dim):
         return dx
     if dx is not None:
         raise TypeError(f"{fn}: expected x or dx, not both")
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}: expected x to be a Tensor, got {type(x).__name__}")
     if x.ndim == 1:
         if x.shape[0] != y.shape[dim]:
             raise RuntimeError(f"{fn}: There must be one `x` value for each sample point: "
@@ -233,7 +235,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     >>> minflow.trapezoid(minflow.tensor([1.0, 2.0, 4.0]), minflow.tensor([0.0, 1.0, 3.0]))
     tensor(7.5000)
     """
-    dim = _check_y("trapezoid", y, dim)
+    dim = _check_y("trapezoid", y, x, dim)
     spacing = _spacing("trapezoid", y, x, dx, dim)
     if y.shape[dim] == 0:
         shape = tuple(s for d, s in enumerate(y.shape) if d != dim)
@@ -253,8 +255,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
     >>> minflow.trapz(minflow.tensor([1.0, 2.0, 4.0]), dx=2.0)
     tensor(9.)
     """
-    if x is not None and not isinstance(x, Tensor) and dx is None:
-        x, dx = None, x           # trapz(y, dx, dim) as an old positional call
+    _check_y("trapz", y, x, dim)
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
@@ -269,7 +270,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     >>> minflow.cumulative_trapezoid(minflow.tensor([1.0, 2.0, 4.0])).tolist()
     [1.5, 4.5]
     """
-    dim = _check_y("cumulative_trapezoid", y, dim)
+    dim = _check_y("cumulative_trapezoid", y, x, dim)
     spacing = _spacing("cumulative_trapezoid", y, x, dx, dim)
     if y.shape[dim] == 0:
         dtype = y.dtype if y.dtype.is_floating_point else dtypes.get_default_dtype()

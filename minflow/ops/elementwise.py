@@ -120,7 +120,9 @@ def _pow_infer(input, exponent):
     return shape, dtype
 
 
-_BINARY_INFERS = {"sub": _sub_infer, "pow": _pow_infer}
+_BINARY_INFERS = {"sub": _sub_infer, "pow": _pow_infer,
+                  "maximum": infer.tensors_only(infer.binary),
+                  "minimum": infer.tensors_only(infer.binary)}
 _BINARY_DOCS = {
     "add": "input + other", "sub": "input - other", "mul": "input * other",
     "floor_divide": "floor(input / other)",
@@ -154,7 +156,9 @@ def _scaled(name, input, other, alpha):
         raise RuntimeError(f"{name}: For integral input tensors, argument alpha must not be a "
                            f"floating point number.")
     if result is dtypes.bool:
-        return other if alpha else F.logical_and(other, False)
+        if alpha:
+            return other
+        return F.zeros_like(other) if isinstance(other, Tensor) else False
     return F.mul(other, alpha)
 
 
@@ -281,7 +285,7 @@ public(div, name="true_divide")
 
 for _name, _sym in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"),
                     ("ge", ">=")):
-    _op = define_op(_name, [Input("input", scalar_ok=True), Input("other", scalar_ok=True)],
+    _op = define_op(_name, [Input("input"), Input("other", scalar_ok=True)],
                     infer=infer.compare, traits=BC + ("no_grad",), promote="common",
                     doc=f"Elementwise input {_sym} other as a bool tensor.")
     generate_function(_op, method=True, out=True, inplace=True,     # x.eq_(y): 1 / 0 in x
@@ -290,8 +294,8 @@ for _name, _sym in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt"
                           f"minflow.tensor([1, 2]), 2).dtype\nminflow.bool")
 
 for _name, _doc in (("logical_and", "and"), ("logical_or", "or"), ("logical_xor", "xor")):
-    _op = define_op(_name, [Input("input"), Input("other", scalar_ok=True)],
-                    infer=infer.compare, traits=BC + ("no_grad",),
+    _op = define_op(_name, [Input("input"), Input("other")],
+                    infer=infer.tensors_only(infer.compare), traits=BC + ("no_grad",),
                     doc=f"Elementwise logical {_doc}; nonzero counts as True.")
     generate_function(_op, method=True, out=True,
                       doc=f"{_name}(input, other, out=None) -> Tensor\n\nElementwise logical "
@@ -468,6 +472,8 @@ def clamp_min(input, min):
     >>> minflow.clamp_min(minflow.tensor([-1.0, 2.0]), 0).tolist()
     [0.0, 2.0]
     """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"clamp_min: expected input to be a Tensor, got {type(input).__name__}")
     return clamp(input, min=min)
 
 
@@ -478,6 +484,8 @@ def clamp_max(input, max):
     >>> minflow.clamp_max(minflow.tensor([-1.0, 2.0]), 0).tolist()
     [-1.0, 0.0]
     """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"clamp_max: expected input to be a Tensor, got {type(input).__name__}")
     return clamp(input, max=max)
 
 

@@ -112,8 +112,29 @@ def binary_float(input, other):
 
 
 def compare(input, other):
-    """Broadcast shapes, bool output."""
+    """Broadcast shapes, bool output; ``other`` may be a number, ``input`` not (torch's
+    ``eq(2, t)`` is a TypeError; the operator ``2 == t`` calls ``t.eq(2)``)."""
+    if not isinstance(input, Tensor):
+        raise _not_a_tensor(input)
     return _binary_shape(input, other), dtypes.bool
+
+
+def tensors_only(result):
+    """The infer function ``result(input, other)`` for an op that takes no Python number
+    in either place, as torch's maximum, atan2 or logical_and.
+
+    >>> from minflow.ops.infer import binary, tensors_only
+    >>> tensors_only(binary)(minflow.ones(2), 1.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: expected other to be a Tensor, got float
+    """
+    def infer_fn(input, other):
+        for name, x in (("input", input), ("other", other)):
+            if not isinstance(x, Tensor):
+                raise TypeError(f"expected {name} to be a Tensor, got {type(x).__name__}")
+        return result(input, other)
+    return infer_fn
 
 
 def normalize_dims(dim, ndim, where="dim"):

@@ -70,8 +70,8 @@ def rsub(input, other, *, alpha=1):
     if not isinstance(other, numbers.Number):
         raise TypeError(f"rsub: expected other to be a Tensor or a number, got "
                         f"{type(other).__name__}")
-    if input.dtype is dtypes.bool and isinstance(other, bool):
-        raise RuntimeError("rsub: subtraction, the `-` operator, with two bool tensors is not "
+    if isinstance(other, bool):         # as torch: a bool number counts as a bool tensor
+        raise RuntimeError("rsub: subtraction, the `-` operator, with a bool tensor is not "
                            "supported; use the `^` or logical_xor() operator instead")
     scalar = F.full((), other, dtype=dtypes.result_type(input, other), device=input.device)
     return F.sub(scalar, input, alpha=alpha)

@@ -16,6 +16,7 @@ from ..core import dtype as dtypes
 from ..core.dispatch import apply
 from ..core.functional import public
 from ..core.namespace import F
+from ..core.tensor import Tensor
 from . import infer
 from .opmath import in_float32
 from .registry import Attr, Input, define_op
@@ -332,6 +333,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     >>> round(f(x, minflow.tensor([1.0, 1.0]), reduction='sum').item(), 4)
     0.6931
     """
+    for name, x in (("input", input), ("target", target)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"binary_cross_entropy_with_logits: expected {name} to be a "
+                            f"Tensor, got {type(x).__name__}")
     reduction = _reduction("binary_cross_entropy_with_logits", size_average, reduce, reduction)
     loss = apply(BCE_LOGITS, (input, target, pos_weight), {})
     if weight is not None:

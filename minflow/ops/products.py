@@ -13,7 +13,7 @@ from ..core import dtype as dtypes
 from ..core.dtype import bool as _bool
 from ..core.functional import make_inplace, public
 from ..core.namespace import F
-from ..core.tensor import wrap_dim
+from ..core.tensor import Tensor, wrap_dim
 from .infer import broadcast_shapes
 from .opmath import in_float32
 
@@ -343,6 +343,9 @@ def ger(input, vec2):
     >>> minflow.ger(minflow.tensor([1.0, 2.0]), minflow.tensor([3.0])).tolist()
     [[3.0], [6.0]]
     """
+    for name, x in (("input", input), ("vec2", vec2)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"ger: expected {name} to be a Tensor, got {type(x).__name__}")
     return F.outer(input, vec2)
 
 

@@ -109,6 +109,9 @@ def repeat_interleave(input, repeats, dim=None, *, output_size=None):
     >>> minflow.tensor([1, 2, 3]).repeat_interleave(minflow.tensor([2, 0, 1])).tolist()
     [1, 1, 3]
     """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"repeat_interleave: expected input to be a Tensor, got "
+                        f"{type(input).__name__}")
     if dim is None:
         input, dim = F.reshape(input, (-1,)), 0
     dim = wrap_dim(dim, input.ndim, "repeat_interleave")
@@ -117,8 +120,10 @@ def repeat_interleave(input, repeats, dim=None, *, output_size=None):
     if isinstance(repeats, Tensor):
         out = _repeat_by_counts(input, _int_repeats(repeats), dim)
     else:
-        if not isinstance(repeats, numbers.Integral) or isinstance(repeats, bool) or \
-                repeats < 0:
+        if not isinstance(repeats, numbers.Integral) or isinstance(repeats, bool):
+            raise TypeError(f"repeat_interleave: expected repeats to be an int or a Tensor, "
+                            f"got {type(repeats).__name__}")
+        if repeats < 0:
             raise RuntimeError(f"repeat_interleave: expected repeats to be a non-negative int, "
                                f"got {repeats!r}")
         shape = tuple(input.shape)
@@ -228,6 +233,8 @@ def _split_points(indices_or_sections):
                                f"dtype of long, but got {arg.dtype.name}")
         return int(arg.item()) if arg.ndim == 0 else tuple(arg.tolist())
     try:
+        if isinstance(arg, bool):
+            raise TypeError     # as torch: True is no number of sections
         if isinstance(arg, (tuple, list)):
             return tuple(operator.index(i) for i in arg)
         return operator.index(arg)

@@ -231,6 +231,8 @@ def _count(input, dims):
 
 
 def _minmax(name, op, dim_op, input, dim, keepdim, other):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}: expected input to be a Tensor, got {type(input).__name__}")
     if isinstance(dim, Tensor):                 # max(input, other)
         dim, other = None, dim
     if other is not None:

@@ -44,9 +44,15 @@ SEARCHSORTED = define_op(
     attrs=[Attr("right", "bool", False), Attr("out_int32", "bool", False)],
     infer=_searchsorted_infer, promote="common", traits=OPAQUE,
     doc="For each value, the index in the sorted last dim where it would be inserted.")
+def _isin_infer(elements, test_elements, invert):
+    for name, x in (("elements", elements), ("test_elements", test_elements)):
+        if x.dtype is dtypes.bool:      # as torch, which has no bool isin kernel
+            raise RuntimeError(f"expected {name} of a numeric dtype, got bool")
+    return elements._data.shape, dtypes.bool
+
+
 ISIN = define_op("isin", ["elements", "test_elements"], attrs=[Attr("invert", "bool", False)],
-                 infer=lambda elements, test_elements, invert: (elements._data.shape,
-                                                                dtypes.bool),
+                 infer=_isin_infer,
                  promote="common", traits=OPAQUE,
                  doc="Whether each element equals some element of test_elements.")
 

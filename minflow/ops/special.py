@@ -33,7 +33,8 @@ for _name, _doc, _example in (
                       doc=f"{_name}(input, *, out=None) -> Tensor\n\nElementwise {_doc}."
                           f"\n\n>>> minflow.{_name}(minflow.tensor([0.0])).tolist()\n{_example}")
 
-_atan2 = define_op("atan2", [Input("input"), Input("other")], infer=infer.binary_float,
+_atan2 = define_op("atan2", [Input("input"), Input("other")],
+                   infer=infer.tensors_only(infer.binary_float),
                    traits=EW + ("broadcast",), promote="out",
                    doc="Elementwise angle of the point (other, input): atan(input / other) "
                        "in the right quadrant.")
@@ -167,10 +168,10 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> minflow.isclose(minflow.tensor([1.0, 1.1]), minflow.tensor([1.0, 1.0])).tolist()
     [True, False]
     """
-    if not isinstance(other, Tensor) or other.dtype is not input.dtype:
-        got = other.dtype.name if isinstance(other, Tensor) else type(other).__name__
+    _check_tensors("isclose", input, other)
+    if other.dtype is not input.dtype:
         raise RuntimeError(f"isclose: expected other to be a tensor of input's dtype "
-                           f"{input.dtype.name}, got {got}")
+                           f"{input.dtype.name}, got {other.dtype.name}")
     if rtol < 0 or atol < 0:
         raise RuntimeError(f"isclose: expected rtol and atol >= 0, got rtol={rtol}, "
                            f"atol={atol}")
@@ -199,7 +200,14 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> minflow.allclose(minflow.tensor([1.0, 2.0]), minflow.tensor([1.0, 2.0 + 1e-7]))
     True
     """
+    _check_tensors("allclose", input, other)
     return bool(F.all(isclose(input, other, rtol, atol, equal_nan)).item())
+
+
+def _check_tensors(fn, input, other):
+    for name, x in (("input", input), ("other", other)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{fn}: expected {name} to be a Tensor, got {type(x).__name__}")
 
 
 @public(method=True)

@@ -4,7 +4,7 @@ Most are the array library's ufuncs registered as they are; the rest are a few l
 """
 import numpy as np
 
-from ...core.dtype import ALL, FLOATS, INTS, NUMERIC, bool as bool_, float16
+from ...core.dtype import ALL, FLOATS, INTS, NUMERIC, DTypeError, bool as bool_, float16
 from ..registry import register_array_function, register_kernel
 
 SIGNED = NUMERIC
@@ -136,7 +136,8 @@ def pow_(xp, input, exponent):
 def pow_bool(xp, input, exponent):
     # as torch: only a bool tensor to a Python bool power (x ** y for x, y in {0, 1})
     if not isinstance(input, xp.ndarray) or isinstance(exponent, xp.ndarray):
-        raise TypeError("pow: bool tensors only take a Python bool exponent")
+        raise DTypeError('pow: "pow" not implemented for bool: a bool tensor only takes a '
+                         'Python bool exponent')
     return xp.logical_or(input, not exponent)
 
 
