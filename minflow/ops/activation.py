@@ -17,7 +17,7 @@ from ..core.inplace import inplace as _inplace
 from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
 from . import infer
-from .opmath import in_float32
+from .opmath import in_float32, rounded_from_float64
 from .registry import Attr, define_op
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", "silu",
@@ -120,9 +120,27 @@ def gelu(input, approximate="none"):
     if approximate != "tanh":
         raise RuntimeError(f"gelu: approximate argument must be either none or tanh, got "
                            f"{approximate!r}")
+    if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
+        return in_float32(_gelu_tanh, input, _sleef_tanh)
+    return _gelu_tanh(input, F.tanh)
+
+
+def _gelu_tanh(input, tanh):
+    """0.5 x (1 + tanh(beta (x + kappa x^3))), in the order of torch's cpu kernel."""
     inner = F.mul(F.add(input, F.mul(F.mul(F.mul(input, input), input), 0.044715)),
                   math.sqrt(2 / math.pi))
-    return F.mul(F.mul(input, 0.5), F.add(F.tanh(inner), 1))
+    return F.mul(F.mul(input, 0.5), F.add(tanh(inner), 1))
+
+
+def _sleef_tanh(x):
+    """The float32 tanh of torch's vectorized cpu kernels (Sleef): correctly rounded, and
+    exactly +-1 where |x| > 8.664339742.
+
+    NOTE: gelu's 1 + tanh cancels, so that last ulp of tanh shows in float16 results near
+    x = -5, where torch gives -0.0 and a correctly rounded tanh would not.
+    """
+    saturated = F.gt(F.abs(x), 8.664339742)
+    return F.where(saturated, F.sign(x), rounded_from_float64(F.tanh, x))
 
 
 # ---- softmax / log_softmax along one dim (stable: the max is subtracted first) ----------
@@ -187,11 +205,21 @@ def elu(input, alpha=1.0, inplace=False):
     >>> minflow.nn.functional.elu(minflow.tensor([0.0, 2.0])).tolist()
     [0.0, 2.0]
     """
-    # NOTE: expm1 sees min(x, 0): on the unused branch a huge x would give inf * 0 = nan
     if inplace:
         return _inplace(elu, "elu", input, alpha)
-    neg = F.mul(F.expm1(F.clamp(input, max=0)), alpha)
+    if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
+        return in_float32(_elu, input, alpha, _expm1_as_torch)
+    return _elu(input, alpha, F.expm1)
+
+
+def _elu(input, alpha, expm1):
+    # NOTE: expm1 sees min(x, 0): on the unused branch a huge x would give inf * 0 = nan
+    neg = F.mul(expm1(F.clamp(input, max=0)), alpha)
     return F.where(F.gt(input, 0), input, neg)
+
+
+def _expm1_as_torch(x):
+    return rounded_from_float64(F.expm1, x)
 
 
 @public
@@ -211,8 +239,9 @@ def silu(input, inplace=False):
     """
     if inplace:
         return _inplace(silu, "silu", input)
-    if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
-        return in_float32(silu, input)
+    if input.dtype is dtypes.float16:   # torch's kernel: x / (1 + exp(-x)) in float32
+        return in_float32(lambda x: F.div(x, F.add(rounded_from_float64(F.exp, F.neg(x)),
+                                                   1.0)), input)
     return F.mul(input, F.sigmoid(input))
 
 
@@ -260,8 +289,8 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 # NOTE: relu6, hardsigmoid and hardswish pick their branches with where() on constants, not
-# clamp: torch's gradient is 0 at the kinks of relu6 and hardsigmoid ((2x + 3) / 6 for
-# hardswish), where clamp's would be 1; NaN falls through to the last branch and stays NaN.
+# clamp: torch's gradient is 0 at the kinks of relu6 and hardsigmoid (hardswish: 0 at -3,
+# 1 at 3), where clamp's would be 1; NaN falls through to the last branch and stays NaN.
 
 @public
 def relu6(input, inplace=False):
@@ -299,17 +328,18 @@ def hardsigmoid(input, inplace=False):
 def hardswish(input, inplace=False):
     """hardswish(input, inplace=False) -> Tensor
 
-    out = 0 if x < -3, x if x > 3, else x * (x + 3) / 6.
+    out = 0 if x <= -3, x if x >= 3, else x * (x + 3) / 6.
 
     >>> minflow.nn.functional.hardswish(minflow.tensor([-4.0, 0.0, 4.0])).tolist()
-    [0.0, 0.0, 4.0]
+    [-0.0, 0.0, 4.0]
     """
     if inplace:
         return _inplace(hardswish, "hardswish", input)
     if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
         return in_float32(hardswish, input)
     middle = F.div(F.mul(input, F.add(input, 3.0)), 6.0)
-    return F.where(F.lt(input, -3.0), 0.0, F.where(F.gt(input, 3.0), input, middle))
+    low = F.mul(input, 0.0)             # -0.0 there, as torch's x * min(max(x + 3, 0), 6) / 6
+    return F.where(F.le(input, -3.0), low, F.where(F.ge(input, 3.0), input, middle))
 
 
 @public
@@ -324,8 +354,15 @@ def mish(input, inplace=False):
     if inplace:
         return _inplace(mish, "mish", input)
     if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
-        return in_float32(mish, input)
+        return in_float32(_mish_as_torch, input)
     return F.mul(input, F.tanh(softplus(input)))
+
+
+def _mish_as_torch(x):
+    """x tanh(log1p(exp(x))) in float32, as torch's kernel; exp sees min(x, 20), where
+    tanh is 1 already, so that the gradient stays finite."""
+    soft = rounded_from_float64(F.log1p, rounded_from_float64(F.exp, F.clamp(x, max=20.0)))
+    return F.mul(x, rounded_from_float64(F.tanh, soft))
 
 
 @public

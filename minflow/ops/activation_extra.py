@@ -4,12 +4,15 @@ own); inplace=True and the ``<name>_`` variants write the result into the input.
 """
 import warnings
 
+import numpy as np
+
 from ..core import dtype as dtypes
 from ..core.dispatch import apply
 from ..core.functional import public
 from ..core.inplace import inplace as _inplace
 from ..core.namespace import F
-from .activation import leaky_relu, softmax
+from .activation import _expm1_as_torch, leaky_relu, softmax
+from .opmath import in_float32
 from .sampling import EXPONENTIAL
 
 __all__ = ["selu", "selu_", "celu", "celu_", "softmin", "softshrink", "hardshrink",
@@ -39,7 +42,7 @@ def selu(input, inplace=False):
     _check_float(input, "selu")
     if inplace:
         return _inplace(selu, "selu", input)
-    return F.mul(_exp_below_zero(input, SELU_ALPHA, 1.0), SELU_SCALE)
+    return _exp_below_zero(input, SELU_ALPHA, SELU_SCALE, 1.0)
 
 
 @public
@@ -56,15 +59,24 @@ def celu(input, alpha=1.0, inplace=False):
         raise RuntimeError("celu: alpha cannot be 0 (it divides x), got alpha=0")
     if inplace:
         return _inplace(celu, "celu", input, alpha)
-    return _exp_below_zero(input, alpha, 1.0 / alpha)
+    return _exp_below_zero(input, alpha, 1.0, 1.0 / alpha)
 
 
-def _exp_below_zero(input, alpha, input_scale):
-    """x if x > 0 else alpha * (exp(x * input_scale) - 1): torch's elu family."""
+def _exp_below_zero(input, alpha, scale, input_scale, expm1=F.expm1):
+    """x * scale if x > 0 else expm1(x * input_scale) * (alpha * scale): torch's elu
+    kernel, behind selu and celu. As there, the coefficients are float32 numbers below
+    float64, and float16 is computed in float32 and rounded once."""
+    if input.dtype is dtypes.float16:
+        return in_float32(_exp_below_zero, input, alpha, scale, input_scale, _expm1_as_torch)
+    if input.dtype is dtypes.float64:
+        negcoef = alpha * scale
+    else:
+        alpha, scale, input_scale = (float(np.float32(c)) for c in (alpha, scale, input_scale))
+        negcoef = float(np.float32(alpha) * np.float32(scale))
     # NOTE: expm1 sees min(x, 0), so the discarded branch stays finite; the test is x <= 0
     # so that NaN takes the x branch, whose gradient (1) torch gives NaN
-    neg = F.mul(F.expm1(F.mul(F.clamp(input, max=0), input_scale)), alpha)
-    return F.where(F.le(input, 0), neg, input)
+    neg = F.mul(expm1(F.mul(F.clamp(input, max=0), input_scale)), negcoef)
+    return F.where(F.le(input, 0), neg, F.mul(input, scale))
 
 
 @public

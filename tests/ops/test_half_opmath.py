@@ -168,3 +168,63 @@ def test_float16_grads_flow_through_the_casts(case):
         assert g.dtype is minflow.float16
         np.testing.assert_allclose(g.numpy().astype(np.float32), e.numpy().astype(np.float32),
                                    rtol=2e-2, atol=2e-2 * float(np.abs(e.numpy()).max()))
+
+
+def _activation_inputs(rng):
+    """100,000 float16 values: wide normal, uniform over [-12, 12] and near zero."""
+    return np.concatenate([rng.standard_normal(50000) * 3, rng.uniform(-12, 12, 40000),
+                           rng.standard_normal(10000) * 0.05]).astype(np.float16)
+
+
+# name: (fn(nn functional module, x), share of values allowed to differ by one ulp)
+ACTIVATIONS = {
+    "gelu": (lambda nn, x: nn.gelu(x), 0),
+    "gelu tanh": (lambda nn, x: nn.gelu(x, approximate="tanh"), 0),
+    "selu": (lambda nn, x: nn.selu(x), 0),
+    "celu": (lambda nn, x: nn.celu(x), 0),
+    "celu alpha 0.7": (lambda nn, x: nn.celu(x, 0.7), 0),
+    "elu": (lambda nn, x: nn.elu(x), 0),
+    "elu alpha 2.5": (lambda nn, x: nn.elu(x, 2.5), 0),
+    "silu": (lambda nn, x: nn.silu(x), 0),
+    "hardswish": (lambda nn, x: nn.hardswish(x), 0),
+    "softsign": (lambda nn, x: nn.softsign(x), 0),
+    # one input value (-9.289) sits within a float32 ulp of a float16 tie, and Sleef's
+    # float32 exp / log1p / tanh land on the other side of it than the float64 ones
+    "mish": (lambda nn, x: nn.mish(x), 2e-4),
+}
+
+
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_float16_activations_bit_for_bit(name):
+    """torch's cpu kernels compute these in float32 (with Sleef's exp, expm1, log1p and tanh,
+    and their own vectorized erf for gelu) and round once: the same bits, signed zeros
+    included."""
+    fn, allowed = ACTIVATIONS[name]
+    x = _activation_inputs(np.random.default_rng(0))
+    e = fn(TF, torch.tensor(x)).numpy()
+    g = fn(MF, minflow.tensor(x)).numpy()
+    assert g.dtype == np.float16
+    differ = (e.view(np.int16) != g.view(np.int16)) & ~(np.isnan(e) & np.isnan(g))
+    assert differ.sum() <= allowed * e.size, (
+        f"{name}: {int(differ.sum())} of {e.size} float16 values differ from torch's, e.g. at "
+        f"x = {x[differ][:4]}: expected {e[differ][:4]}, got {g[differ][:4]}")
+    ulp = np.spacing(np.abs(e[differ]))
+    assert (np.abs(g[differ].astype(np.float32) - e[differ].astype(np.float32)) <= ulp).all()
+
+
+@pytest.mark.parametrize("name", ["hardswish", "gelu", "selu", "silu"])
+def test_float16_activation_grads_as_torch(name):
+    """The gradients (also computed in float32) within a float16 ulp of torch's; at
+    hardswish's kinks, 0 at -3 and 1 at 3 as torch."""
+    fn, _ = ACTIVATIONS[name]
+    x = np.concatenate([_activation_inputs(np.random.default_rng(2))[:4096],
+                        [-3.0, 3.0]]).astype(np.float16)
+    grads = []
+    for lib, nn in ((torch, TF), (minflow, MF)):
+        leaf = lib.tensor(x, requires_grad=True)
+        fn(nn, leaf).sum().backward()
+        grads.append(leaf.grad.numpy().astype(np.float32))
+    expected, got = grads
+    np.testing.assert_allclose(got, expected, rtol=2 ** -10, atol=2 ** -24)
+    if name == "hardswish":
+        assert got[-2:].tolist() == [0.0, 1.0]

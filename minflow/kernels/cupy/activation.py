@@ -31,18 +31,24 @@ def leaky_relu_grad(grad_out, input, negative_slope):
     return kernel(grad_out, input, input.dtype.type(negative_slope))
 
 
-def _cdf(x):
-    from cupyx.scipy.special import erf
-    return 0.5 * (1.0 + erf(x * math.sqrt(0.5)))
-
-
 @register_kernel("gelu", "cuda", FLOATS)
 def gelu(input):
-    return input * _cdf(input)
+    x = _opmath(input)      # float16 as torch's kernel: in float32, rounded once
+    return (x * 0.5 * (1.0 + _erf(x * math.sqrt(0.5)))).astype(input.dtype)
 
 
 @register_kernel("gelu_grad", "cuda", FLOATS)
 def gelu_grad(grad_out, input):
     cp = array_module("cuda")
-    pdf = cp.exp(-0.5 * input * input) * (1.0 / math.sqrt(2.0 * math.pi))
-    return grad_out * (_cdf(input) + input * pdf)
+    x, grad = _opmath(input), _opmath(grad_out)
+    pdf = cp.exp(-0.5 * x * x) * (1.0 / math.sqrt(2.0 * math.pi))
+    return (grad * (0.5 * (1.0 + _erf(x * math.sqrt(0.5))) + x * pdf)).astype(input.dtype)
+
+
+def _opmath(x):
+    return x.astype("float32") if x.dtype.itemsize == 2 else x
+
+
+def _erf(x):
+    from cupyx.scipy.special import erf
+    return erf(x)

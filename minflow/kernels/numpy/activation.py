@@ -76,10 +76,47 @@ def _cdf(x):
 
 @register_kernel("gelu", "cpu", FLOATS)
 def gelu(input):
+    if input.dtype == np.float16:       # as torch's kernel: in float32, rounded once
+        x = input.astype(np.float32)
+        half_x = x * np.float32(0.5)
+        return (half_x * (1 + _torch_erf(x * np.float32(_SQRT_HALF)))).astype(np.float16)
     return input * _cdf(input)
 
 
 @register_kernel("gelu_grad", "cpu", FLOATS)
 def gelu_grad(grad_out, input):
+    if input.dtype == np.float16:       # as torch's kernel: in float32, rounded once
+        x = input.astype(np.float32)
+        cdf = np.float32(0.5) * (1 + _torch_erf(x * np.float32(_SQRT_HALF)))
+        pdf = np.float32(_INV_SQRT_2PI) * _exp32(x * x * np.float32(-0.5))
+        return (grad_out.astype(np.float32) * (cdf + x * pdf)).astype(np.float16)
     pdf = np.exp(-0.5 * input * input) * _INV_SQRT_2PI
     return grad_out * (_cdf(input) + input * pdf)
+
+
+# NOTE: torch's cpu gelu computes float16 in float32 with its vectorized erf, the
+# Abramowitz-Stegun formula 7.1.26 (absolute error 1.5e-7) in fused multiply-adds and
+# Sleef's exp; emulated here step by step (a float64 product of two float32 is exact, so
+# rounding a * b + c from float64 is the fused operation), to give torch's float16 bits.
+_ERF_P = np.float32(0.3275911)
+_ERF_A = [np.float32(a) for a in (1.061405429, -1.453152027, 1.421413741, -0.284496736,
+                                  0.254829592)]
+
+
+def _fma32(a, b, c):
+    return (a.astype(np.float64) * b + c).astype(np.float32)
+
+
+def _exp32(x):
+    return np.exp(x.astype(np.float64)).astype(np.float32)
+
+
+def _torch_erf(x):
+    """erf of a float32 array as torch's vectorized float32 kernels compute it:
+    sign(x) (1 - t P(t) exp(-x^2)), t = 1 / (1 + p |x|)."""
+    t = np.float32(1) / _fma32(_ERF_P, np.abs(x), np.float32(1))
+    poly = _ERF_A[0]
+    for a in _ERF_A[1:]:
+        poly = _fma32(poly, t, a)
+    tail = -_exp32(-(x * x)) * t
+    return np.copysign(_fma32(tail, poly, np.float32(1)), x)

@@ -251,7 +251,7 @@ class Hardswish(Module):
     """0 if x < -3, x if x > 3, else x * (x + 3) / 6.
 
     >>> minflow.nn.Hardswish()(minflow.tensor([-4.0, 4.0])).tolist()
-    [0.0, 4.0]
+    [-0.0, 4.0]
     """
 
     def __init__(self, inplace=False):
