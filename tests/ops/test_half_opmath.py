@@ -73,7 +73,14 @@ CASES = {
                                                   reduction="none"),
         [_uniform(4096, low=0.1, high=5), _uniform(4096, low=0, high=6)], 0),
     "batch_norm": (lambda nn, lib, x, w, b: nn.batch_norm(x, None, None, w, b, training=True),
-                   [_normal(4096, 8, scale=2, shift=5), _normal(8), _normal(8)], 1e-3),
+                   [_normal(4096, 8, scale=2, shift=5), _normal(8), _normal(8)], 0),
+    "batch_norm 4-d": (lambda nn, lib, x, w, b: nn.batch_norm(x, None, None, w, b,
+                                                             training=True),
+                       [_normal(8, 16, 20, 20, scale=2, shift=5), _normal(16), _normal(16)], 0),
+    # the statistics differ from torch's cascaded Welford sums in the last float32 bit now
+    # and then (test_float16_layer_norm_affine_step_as_torch checks the rest exactly)
+    "layer_norm": (lambda nn, lib, x, w, b: nn.layer_norm(x, (256,), w, b),
+                   [_normal(512, 256, scale=2, shift=5), _normal(256), _normal(256)], 1e-3),
     "instance_norm": (lambda nn, lib, x: nn.instance_norm(x),
                       [_normal(16, 8, 256, scale=2, shift=5)], 0),
     "group_norm": (lambda nn, lib, x, w, b: nn.group_norm(x, 2, w, b),
@@ -228,3 +235,18 @@ def test_float16_activation_grads_as_torch(name):
     np.testing.assert_allclose(got, expected, rtol=2 ** -10, atol=2 ** -24)
     if name == "hardswish":
         assert got[-2:].tolist() == [0.0, 1.0]
+
+
+def test_float16_layer_norm_affine_step_as_torch():
+    """Given torch's own float32 statistics (which it returns for float32 weight and bias),
+    the float16 kernel's second step gives torch's bits: (x * rstd + (-rstd * mean)) *
+    weight + bias, in float32 with both steps fused multiply-adds."""
+    from minflow.kernels.generic.nn import _half_layer_norm
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((512, 300)) * 2 + 5).astype(np.float16)
+    w, b = (rng.standard_normal(300).astype(np.float32) for _ in range(2))
+    out, mean, rstd = torch.native_layer_norm(torch.tensor(x), (300,), torch.tensor(w),
+                                              torch.tensor(b), 1e-5)
+    assert mean.dtype == torch.float32
+    got = _half_layer_norm(np, x.astype(np.float32), w, b, mean.numpy(), rstd.numpy())
+    assert (got.astype(np.float16).view(np.int16) == out.numpy().view(np.int16)).all()
