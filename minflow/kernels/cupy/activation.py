@@ -34,7 +34,7 @@ def leaky_relu_grad(grad_out, input, negative_slope):
 @register_kernel("gelu", "cuda", FLOATS)
 def gelu(input):
     x = _opmath(input)      # float16 as torch's kernel: in float32, rounded once
-    return (x * 0.5 * (1.0 + _erf(x * math.sqrt(0.5)))).astype(input.dtype)
+    return (x * 0.5 * (1.0 + _erf(x * math.sqrt(0.5)))).astype(input.dtype, copy=False)
 
 
 @register_kernel("gelu_grad", "cuda", FLOATS)
@@ -42,7 +42,8 @@ def gelu_grad(grad_out, input):
     cp = array_module("cuda")
     x, grad = _opmath(input), _opmath(grad_out)
     pdf = cp.exp(-0.5 * x * x) * (1.0 / math.sqrt(2.0 * math.pi))
-    return (grad * (0.5 * (1.0 + _erf(x * math.sqrt(0.5))) + x * pdf)).astype(input.dtype)
+    cdf = 0.5 * (1.0 + _erf(x * math.sqrt(0.5)))
+    return (grad * (cdf + x * pdf)).astype(input.dtype, copy=False)
 
 
 def _opmath(x):
