@@ -249,7 +249,8 @@ def test_against_torch():
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, err_msg=name)
     xa = minflow.tensor([0.0, 1.0, 2.0], dtype=minflow.float64, requires_grad=True)
     ta = torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
-    (minflow.maximum(xa, 1.0) + xa.abs() + xa ** 2).sum().backward()
+    (minflow.maximum(xa, minflow.tensor(1.0, dtype=minflow.float64)) + xa.abs() + xa ** 2
+     ).sum().backward()
     (torch.maximum(ta, torch.tensor(1.0, dtype=torch.float64)) + ta.abs() + ta ** 2).sum().backward()
     np.testing.assert_allclose(xa.grad.numpy(), ta.grad.numpy())
 

@@ -2,6 +2,7 @@
 edges agree (hypot at (0, 0) is NaN, xlogy's input grad at input 0 is ln(other) where
 other > 0 and 0 elsewhere, copysign's and nextafter's other grads are 0, fmax / fmin send
 a tie to input whole)."""
+from ...core import dtype as dtypes
 from ...core.namespace import F
 from ..node import register_grad
 from .elementwise import BinaryGrad
@@ -95,7 +96,8 @@ class XlogyGrad(SavedOperands):
         need_x, need_y = ctx.needs_input_grad
         grad_x = grad_y = None
         if need_x:
-            log_taken = F.logical_or(F.ne(x, 0), F.gt(y, 0) if is_tensor(y) else y > 0)
+            positive = F.gt(y, 0) if is_tensor(y) else F.full_like(x, y > 0, dtype=dtypes.bool)
+            log_taken = F.logical_or(F.ne(x, 0), positive)
             grad_x = grad_out * F.xlogy(F.cast(log_taken, grad_out.dtype), y)
         if need_y:
             grad_y = grad_out * x / y
