@@ -701,7 +701,9 @@ SAME_AS_TORCH = [
     (lambda t: t.lib.bucketize(t.i, t.x),
      RuntimeError, 'bucketize: boundaries tensor must be 1 dimension, but got dim(2)'),
     (lambda t: t.lib.isin(t.i > 1, t.i > 0),
-     RuntimeError, "isin: no kernel for device 'cpu' and dtype bool"),
+     RuntimeError, "isin: expected elements of a numeric dtype, got bool"),
+    (lambda t: t.lib.isin(t.i, True),
+     RuntimeError, "isin: expected test_elements of a numeric dtype, got bool"),
 ]
 
 SAME_AS_TORCH += [

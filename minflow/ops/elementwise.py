@@ -132,16 +132,18 @@ _BINARY_DOCS = {
 }
 for _name, _doc in _BINARY_DOCS.items():
     _second = "exponent" if _name == "pow" else "other"
-    _op = define_op(_name, [Input("input", scalar_ok=True), Input(_second, scalar_ok=True)],
+    _numbers = _name not in ("maximum", "minimum")     # torch's take tensors only
+    _op = define_op(_name, [Input("input", scalar_ok=_numbers),
+                            Input(_second, scalar_ok=_numbers)],
                     infer=_BINARY_INFERS.get(_name, infer.binary), traits=BC, promote="out",
                     doc=f"Elementwise {_doc}, broadcasting and promoting dtypes.")
+    _three = "3" if _numbers else "minflow.tensor([3.])"
     if _name not in ("add", "sub"):
-        generate_function(_op, method=True, out=True, inplace=_name != "maximum"
-                          and _name != "minimum",
+        generate_function(_op, method=True, out=True, inplace=_numbers,
                           doc=f"{_name}(input, {_second}, out=None) -> Tensor\n\n"
                               f"Elementwise {_doc}, with broadcasting and type promotion."
-                              f"\n\n>>> minflow.{_name}(minflow.tensor([5.]), 3).tolist()"
-                              f"[0] > 0\nTrue")
+                              f"\n\n>>> minflow.{_name}(minflow.tensor([5.]), {_three})"
+                              f".tolist()[0] > 0\nTrue")
 
 _add_op, _sub_op = get_op("add"), get_op("sub")
 

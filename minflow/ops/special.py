@@ -205,9 +205,10 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def _check_tensors(fn, input, other):
-    for name, x in (("input", input), ("other", other)):
+    for position, (name, x) in enumerate((("input", input), ("other", other)), 1):
         if not isinstance(x, Tensor):
-            raise TypeError(f"{fn}: expected {name} to be a Tensor, got {type(x).__name__}")
+            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(x).__name__}")
 
 
 @public(method=True)
