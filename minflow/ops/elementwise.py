@@ -121,6 +121,7 @@ def _pow_infer(input, exponent):
 
 
 _BINARY_INFERS = {"sub": _sub_infer, "pow": _pow_infer,
+                  "remainder": infer.tensor_somewhere(infer.binary),
                   "maximum": infer.tensors_only(infer.binary),
                   "minimum": infer.tensors_only(infer.binary)}
 _BINARY_DOCS = {
@@ -272,6 +273,8 @@ def div(input, other, *, rounding_mode=None, out=None):
     >>> minflow.div(minflow.tensor([7, -7]), 2, rounding_mode="floor").tolist()
     [3, -4]
     """
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = F.tensor(input)         # as torch: div(7, 2) is tensor(3.5000)
     if rounding_mode == "trunc" and dtypes.result_type(input, other) is dtypes.bfloat16:
         # as torch: the quotient rounded to bfloat16 first, then truncated (the widened
         # float32 kernel would truncate the exact quotient)
@@ -328,7 +331,8 @@ generate_function(_op, method=True, doc="bitwise_not(input) -> Tensor\n\n``~inpu
                   "and integer tensors.\n\n>>> (~minflow.tensor([True])).tolist()\n[False]")
 for _name, _sym in (("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):
     _op = define_op(_name, [Input("input", scalar_ok=True), Input("other", scalar_ok=True)],
-                    infer=_bitwise_infer, traits=BC + ("no_grad",), promote="out",
+                    infer=infer.tensor_somewhere(_bitwise_infer), traits=BC + ("no_grad",),
+                    promote="out",
                     doc=f"Elementwise ``input {_sym} other`` on bool and integer tensors.")
     generate_function(_op, method=True, out=True, inplace=True,
                       doc=f"{_name}(input, other, out=None) -> Tensor\n\nElementwise ``input "

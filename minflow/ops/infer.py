@@ -137,6 +137,24 @@ def tensors_only(result):
     return infer_fn
 
 
+def tensor_somewhere(result):
+    """The infer function ``result(input, other)`` for an op that takes a Python number in
+    either place but not in both, as torch's remainder or bitwise_and.
+
+    >>> from minflow.ops.infer import binary, tensor_somewhere
+    >>> tensor_somewhere(binary)(2, 3)
+    Traceback (most recent call last):
+    ...
+    TypeError: expected input or other to be a Tensor, got int and int
+    """
+    def infer_fn(input, other):
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+            raise TypeError(f"expected input or other to be a Tensor, got "
+                            f"{type(input).__name__} and {type(other).__name__}")
+        return result(input, other)
+    return infer_fn
+
+
 def normalize_dims(dim, ndim, where="dim"):
     """``dim`` (None, int or sequence) as a sorted tuple of non-negative axes.
 

@@ -48,63 +48,9 @@ KNOWN = {
         "singular vectors are defined up to sign (with full_matrices, the extra ones up to "
         "a basis of the null space): numpy's LAPACK and torch's (MKL) choose differently; "
         "singular values agree",
-    "errors-atan2":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-eq":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-remainder":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-ge":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-gt":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-le":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-lt":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
     "errors-masked_fill":
         "value 1j: minflow has no complex dtype, so a complex value fails the attr type check "
         "(TypeError), not torch's overflow check (RuntimeError)",
-    "errors-max.binary":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-maximum":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-min.binary":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-minimum":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-logical_and":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-logical_or":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-logical_xor":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-bitwise_and":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-bitwise_or":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-bitwise_xor":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
-    "errors-ne":
-        "minflow's binary functions accept a Python scalar in either position (or both), where "
-        "torch requires a Tensor (TypeError)",
     "errors-gather":
         "out= a 1-element view of the index storage, resized to 2: torch resizes out within "
         "its storage first and then finds it overlapping the index; minflow checks the "

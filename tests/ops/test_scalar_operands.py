@@ -95,6 +95,22 @@ def _compare_number_operands(name):
                 np.testing.assert_allclose(value, torch_value, rtol=1e-6, err_msg=where)
 
 
+@pytest.mark.parametrize("name", BINARY)
+def test_two_numbers_as_torch(name):
+    """Two Python numbers: accepted where torch accepts them (div(7, 2)), else torch's
+    error class (remainder(7, 2) is a TypeError)."""
+    for args in ((7, 2), (2.5, 1), (True, False)):
+        (ours, got), (theirs, expected) = (_call(lib, name, args) for lib in (minflow, torch))
+        assert ours == theirs, f"{name}{args}: minflow {got!r}, torch {expected!r}"
+        if theirs == "error":
+            assert isinstance(got, type(expected)), f"{name}{args}: {got!r} vs {expected!r}"
+        else:
+            (dtype, value), = _arrays(got)
+            (torch_dtype, torch_value), = _arrays(expected)
+            assert dtype == torch_dtype and value.shape == torch_value.shape, (name, args)
+            np.testing.assert_allclose(value, torch_value, rtol=1e-6)
+
+
 def _names_function_and_argument(err, name, place):
     fn = getattr(minflow, name)
     message = str(err)
