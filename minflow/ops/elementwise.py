@@ -155,6 +155,8 @@ def _scaled(name, input, other, alpha):
                            f"floating point number.")
     if result is dtypes.bool:
         return other if alpha else F.logical_and(other, False)
+    if isinstance(other, Tensor) and other.dtype is not result:
+        other = F.cast(other, result)    # as torch: scaled in the result's dtype, not other's
     return F.mul(other, alpha)
 
 
