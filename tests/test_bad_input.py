@@ -1020,6 +1020,13 @@ SAME_AS_TORCH += [
      'Adjust learning rate function sqrt is not supported'),
     (lambda t: t.lib.optim.Muon([t.x.requires_grad_()], momentum=-1), ValueError,
      'momentum should be >= 0 but is: -1'),
+    (lambda t: t.lib.segment_reduce(t.lib.arange(6.0), "sum", lengths=t.lib.tensor([2, 2])),
+     RuntimeError, 'segment_reduce(): Expected all rows of lengths along axis to sum to'),
+    (lambda t: t.lib.segment_reduce(t.lib.arange(6.0), "any", lengths=t.lib.tensor([6])),
+     RuntimeError, 'reduce argument must be either sum, prod, mean, amax or amin, got any'),
+    (lambda t: t.lib.segment_reduce(t.lib.arange(6.0), "sum"),
+     RuntimeError, 'segment_reduce(): Either lengths or offsets must be defined.'),
+    (lambda t: t.lib.range(1, 4, 0), RuntimeError, 'step must be nonzero'),
 ]
 
 MINFLOW_ONLY = [    # torch: TypeError
