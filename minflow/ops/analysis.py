@@ -263,11 +263,14 @@ def _dd_edges(column, bins, low_high, dim):
 
 
 def _bin_index(column, edges):
-    """Each value's bin among ``edges`` ([left, right), the last one closed); -1 outside."""
+    """Each value's bin among ``edges`` ([left, right), the last one closed); -1 outside.
+    As torch's kernel: values outside [edges[0], edges[-1]] (and NaN) are out, the others
+    binary-searched, the last edge in the last bin (so unsorted edges bin as torch's)."""
     nbins = edges.shape[0] - 1
     index = F.sub(F.searchsorted(edges, column, right=True), 1)
-    index = F.where(F.eq(column, edges[-1]), nbins - 1, index)
-    inside = F.logical_and(F.ge(index, 0), F.lt(index, nbins))
+    index = F.where(F.eq(index, nbins), nbins - 1, index)
+    inside = F.logical_and(F.ge(column, edges[0]), F.le(column, edges[-1]))
+    inside = F.logical_and(inside, F.logical_and(F.ge(index, 0), F.lt(index, nbins)))
     return F.where(inside, index, -1)
 
 
