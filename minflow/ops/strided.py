@@ -154,7 +154,8 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise TypeError(f"as_strided_scatter(): argument 'src' must be Tensor, not "
                         f"{type(src).__name__}")
     offset = 0 if storage_offset is None else storage_offset
-    size, stride, offset = _check_geometry(size, stride, offset, F.empty(input.numel()))
+    size, stride, offset = _check_geometry(size, stride, offset,
+                                           F.empty(input.numel(), dtype=input.dtype, device="meta"))
     if tuple(src.shape) != size:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "
                            f"= {list(src.shape)}, slice size = {list(size)}")
