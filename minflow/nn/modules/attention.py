@@ -76,8 +76,10 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         batched = self._check_inputs(query, key, value, key_padding_mask)
-        if batched and self.batch_first:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        if batched and self.batch_first:     # keeping which of them are the same tensor
+            moved = {}
+            query, key, value = (moved.setdefault(id(t), t.transpose(0, 1))
+                                 for t in (query, key, value))
         separate = not self._qkv_same_embed_dim
         out, weights = multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
