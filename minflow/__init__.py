@@ -32,6 +32,13 @@ from . import autograd
 from . import linalg
 from . import accelerator, amp, backends, cuda, version
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+from .amp.autocast_state import (set_autocast_enabled, set_autocast_dtype,
+                                 is_autocast_cache_enabled, set_autocast_cache_enabled,
+                                 clear_autocast_cache, autocast_increment_nesting,
+                                 autocast_decrement_nesting, is_autocast_cpu_enabled,
+                                 set_autocast_cpu_enabled, get_autocast_cpu_dtype,
+                                 set_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                                 set_autocast_gpu_dtype)
 from .cuda import amp as _cuda_amp  # noqa: F401  (minflow.cuda.amp)
 from . import special
 from . import random  # noqa: A004  (torch.random)

@@ -1001,6 +1001,34 @@ SAME_AS_TORCH += [
     (lambda t: t.x.sum(dim=0, axis=1), TypeError, "sum(): got both 'dim' and its alias 'axis'"),
     (lambda t: t.lib.mean(t.x, 0, keepdim=True, keepdims=True), TypeError,
      "mean(): got both 'keepdim' and its alias 'keepdims'"),
+    # as_strided and the *_copy functions (ops/strided.py, view_copy.py), Muon
+    (lambda t: t.x.as_strided((3, 3), (2, 1)), RuntimeError,
+     'setStorage: sizes [3, 3], strides [2, 1], storage offset 0, and itemsize 4 requiring '
+     'a storage size of 28 are out of bounds for storage of size 24'),
+    (lambda t: t.x.as_strided((2,), (-1,)), RuntimeError,
+     'as_strided: Negative strides are not supported at the moment, got strides: [-1]'),
+    (lambda t: t.lib.as_strided(t.x, (2, 2), (1,)), RuntimeError,
+     'mismatch in length of strides and shape'),
+    (lambda t: t.x.as_strided((2,), (1,), -1), RuntimeError, 'Tensor: invalid storage offset -1'),
+    (lambda t: t.lib.as_strided_scatter(t.x, t.lib.ones(3), (2,), (1,)), RuntimeError,
+     'expected src to have a size equal to the slice of self. src size = [3], slice size = [2]'),
+    (lambda t: t.lib.as_strided_copy(t.x, (7,), (1,)), RuntimeError,
+     'setStorage: sizes [7], strides [1], storage offset 0, and itemsize 4 requiring a '
+     'storage size of 28 are out of bounds for storage of size 24'),
+    (lambda t: t.lib.t_copy(t.img), RuntimeError, 't() expects a tensor with <= 2 dimensions'),
+    (lambda t: t.lib.optim.Muon([t.lib.ones(3, requires_grad=True)]), ValueError,
+     'Muon only supports 2D parameters whereas we found a parameter with size: '),
+    (lambda t: t.lib.optim.Muon([t.x.requires_grad_()], adjust_lr_fn="sqrt"), ValueError,
+     'Adjust learning rate function sqrt is not supported'),
+    (lambda t: t.lib.optim.Muon([t.x.requires_grad_()], momentum=-1), ValueError,
+     'momentum should be >= 0 but is: -1'),
+    (lambda t: t.lib.segment_reduce(t.lib.arange(6.0), "sum", lengths=t.lib.tensor([2, 2])),
+     RuntimeError, 'segment_reduce(): Expected all rows of lengths along axis to sum to'),
+    (lambda t: t.lib.segment_reduce(t.lib.arange(6.0), "any", lengths=t.lib.tensor([6])),
+     RuntimeError, 'reduce argument must be either sum, prod, mean, amax or amin, got any'),
+    (lambda t: t.lib.segment_reduce(t.lib.arange(6.0), "sum"),
+     RuntimeError, 'segment_reduce(): Either lengths or offsets must be defined.'),
+    (lambda t: t.lib.range(1, 4, 0), RuntimeError, 'step must be nonzero'),
 ]
 
 MINFLOW_ONLY = [    # torch: TypeError

@@ -19,13 +19,26 @@ from ..core.autocast import state
 from ..core.device import cuda_is_available
 
 __all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype",
-           "custom_fwd", "custom_bwd"]
+           "custom_fwd", "custom_bwd", "settings", "set_enabled"]
 
 _DEVICE_TYPES = ("cpu", "cuda")
 _DEFAULT_DTYPE = {"cpu": dtypes.bfloat16, "cuda": dtypes.float16}
 # the lower-precision dtypes an autocast region may use, per device type (minflow's
 # bfloat16 is cpu only: cupy has no bfloat16)
 _SUPPORTED = {"cpu": (dtypes.bfloat16, dtypes.float16), "cuda": (dtypes.float16,)}
+
+
+class _Settings:
+    """What torch keeps per thread besides the enabled devices (``state.active``): the
+    dtype each device type casts to, whether casts are cached, how deep regions nest."""
+
+    def __init__(self):
+        self.dtype = dict(_DEFAULT_DTYPE)
+        self.cache_enabled = True
+        self.nesting = 0
+
+
+settings = _Settings()
 
 
 def is_autocast_available(device_type):
@@ -48,16 +61,24 @@ def is_autocast_enabled(device_type=None):
 
 
 def get_autocast_dtype(device_type):
-    """The dtype autocast casts to on ``device_type`` (the current region's, else the
-    default: bfloat16 on cpu, float16 on cuda).
+    """The dtype autocast casts to on ``device_type``: the current region's, or the one
+    ``set_autocast_dtype`` set (default bfloat16 on cpu, float16 on cuda).
 
     >>> minflow.get_autocast_dtype("cpu"), minflow.get_autocast_dtype("cuda")
     (minflow.bfloat16, minflow.float16)
     """
     _check_device_type(device_type)
-    if state.active is not None and device_type in state.active:
-        return state.active[device_type]
-    return _DEFAULT_DTYPE[device_type]
+    return settings.dtype[device_type]
+
+
+def set_enabled(device_type, enabled):
+    """Turn autocast on or off for ``device_type`` (on: casting to its current dtype)."""
+    active = dict(state.active or {})
+    if enabled:
+        active[device_type] = settings.dtype[device_type]
+    else:
+        active.pop(device_type, None)
+    state.active = active or None
 
 
 def _check_device_type(device_type):
@@ -108,17 +129,17 @@ class autocast:
         self._saved = []
 
     def __enter__(self):
-        self._saved.append(state.active)
-        active = dict(state.active or {})
-        if self._enabled:
-            active[self.device] = self.fast_dtype
-        else:
-            active.pop(self.device, None)
-        state.active = active or None
+        self._saved.append((state.active, settings.dtype[self.device], settings.cache_enabled))
+        settings.dtype[self.device] = self.fast_dtype
+        set_enabled(self.device, self._enabled)
+        settings.nesting += 1
+        if self._cache_enabled is not None:
+            settings.cache_enabled = self._cache_enabled
         return self
 
     def __exit__(self, *exc):
-        state.active = self._saved.pop()
+        settings.nesting -= 1
+        state.active, settings.dtype[self.device], settings.cache_enabled = self._saved.pop()
         return False
 
     def __call__(self, fn):

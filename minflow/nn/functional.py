@@ -22,3 +22,5 @@ from ..ops.margin_loss import *  # noqa: F401,F403
 from ..ops.likelihood_loss import *  # noqa: F401,F403
 from ..ops.dropout import *  # noqa: F401,F403
 from ..ops.embedding_bag import *  # noqa: F401,F403
+from ..ops.attention import *  # noqa: F401,F403
+from ..ops.linear_cross_entropy import *  # noqa: F401,F403

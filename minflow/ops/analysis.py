@@ -1,9 +1,11 @@
-"""Data analysis functions with PyTorch's semantics: argwhere, cov, corrcoef, histogram.
+"""Data analysis functions with PyTorch's semantics: argwhere, cov, corrcoef, histogram,
+histogramdd.
 
 All are composites of existing ops: cov and corrcoef are differentiable through them,
 argwhere and histogram are index computations with no gradient.
 """
 import collections
+import math
 import numbers
 import warnings
 
@@ -13,7 +15,7 @@ from ..core.grad_mode import no_grad
 from ..core.namespace import F
 from ..core.tensor import Tensor
 
-__all__ = ["argwhere", "cov", "corrcoef", "histogram"]
+__all__ = ["argwhere", "cov", "corrcoef", "histogram", "histogramdd"]
 
 
 @public(method=True)
@@ -210,3 +212,124 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):  # no
         if density:
             hist = F.div(hist, F.mul(F.sum(hist), F.diff(edges)))
     return _Histogram(hist, edges)
+
+
+class _HistogramDD(collections.namedtuple("histogramdd", ["hist", "bin_edges"])):
+    __slots__ = ()
+
+    def __repr__(self):
+        return (f"minflow.return_types.histogramdd(\nhist={self.hist!r},\n"
+                f"bin_edges={self.bin_edges!r})")
+
+
+def _dd_bins(bins, dims):
+    """``bins`` as one int or edges tensor per dimension."""
+    if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
+        return [bins] * dims
+    if not isinstance(bins, (list, tuple)) or not bins or \
+            len({isinstance(b, Tensor) for b in bins}) != 1:
+        raise TypeError(f"histogramdd: expected bins to be an int, a sequence of ints or a "
+                        f"sequence of Tensors, got {bins!r:.60}")
+    if len(bins) != dims:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    return list(bins)
+
+
+def _dd_edges(column, bins, low_high, dim):
+    """The edges of dimension ``dim``: the tensor ``bins``, or ``bins`` equal bins over
+    ``low_high`` (default the column's min and max, widened by 0.5 when equal)."""
+    if isinstance(bins, Tensor):
+        if bins.ndim != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but "
+                               f"got {bins.ndim} dimensions in the bins tensor for dimension "
+                               f"{dim}")
+        return F.cast(bins, column.dtype)
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+                           f"dimension {dim}")
+    if low_high is not None:
+        low, high = low_high
+    elif column.numel():
+        low, high = float(F.amin(column)), float(F.amax(column))
+    else:
+        low, high = 0.0, 1.0
+    if low > high:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {low:g} "
+                           f"max {high:g} for dimension {dim}")
+    if low == high:
+        low, high = low - 0.5, high + 0.5
+    return F.linspace(low, high, bins + 1, dtype=column.dtype, device=column.device)
+
+
+def _bin_index(column, edges):
+    """Each value's bin among ``edges`` ([left, right), the last one closed); -1 outside.
+    As torch's kernel: values outside [edges[0], edges[-1]] (and NaN) are out, the others
+    binary-searched, the last edge in the last bin (so unsorted edges bin as torch's)."""
+    nbins = edges.shape[0] - 1
+    index = F.sub(F.searchsorted(edges, column, right=True), 1)
+    index = F.where(F.eq(index, nbins), nbins - 1, index)
+    inside = F.logical_and(F.ge(column, edges[0]), F.le(column, edges[-1]))
+    inside = F.logical_and(inside, F.logical_and(F.ge(index, 0), F.lt(index, nbins)))
+    return F.where(inside, index, -1)
+
+
+@public
+def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa: A002
+    """histogramdd(input, bins, *, range=None, weight=None, density=False)
+    -> (hist, bin_edges)
+
+    The D-dimensional histogram of the points in the rows of ``input`` (its last dim is
+    D): ``bins`` an int (each dim), D ints, or D tensors of edges; ``range`` D (min, max)
+    pairs flattened (default each column's min and max). Bins are [left, right), the last
+    one in each dim closed; points outside are ignored. ``weight`` (input's shape without
+    the last dim) weighs each point; ``density`` divides by the total and the bin volumes.
+    ``bin_edges`` is a tuple of D tensors. Not differentiable.
+
+    >>> points = minflow.tensor([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5], [1.0, 2.0]])
+    >>> hist, edges = minflow.histogramdd(points, bins=[2, 2])
+    >>> hist.tolist(), [e.tolist() for e in edges]
+    ([[1.0, 0.0], [1.0, 2.0]], [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"histogramdd: expected input to be a Tensor, got "
+                        f"{type(input).__name__}")
+    if not input.dtype.is_floating_point:
+        raise dtypes.DTypeError(f"histogramdd: expected input with dtype in [float16, "
+                                f"float32, float64], got {input.dtype.name}")
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    dims = input.shape[-1]
+    if weight is not None and (not isinstance(weight, Tensor) or
+                               tuple(weight.shape) != tuple(input.shape[:-1])):
+        got = list(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__
+        raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have "
+                           f"the same shape as the input tensor excluding its innermost "
+                           f"dimension, but got input with shape {list(input.shape)} and "
+                           f"weight with shape {got}")
+    if range is not None and len(range) != 2 * dims:
+        raise RuntimeError(f"torch.histogramdd: for a {dims}-dimensional histogram range "
+                           f"should have {2 * dims} elements, but got {len(range)}")
+    with no_grad():
+        points = F.reshape(input, (-1, dims))
+        edges = [_dd_edges(points[:, d], b, None if range is None else
+                           (float(range[2 * d]), float(range[2 * d + 1])), d)
+                 for d, b in enumerate(_dd_bins(bins, dims))]
+        shape = tuple(e.shape[0] - 1 for e in edges)
+        flat = F.zeros(points.shape[0], dtype=dtypes.int64, device=input.device)
+        inside = F.ones(points.shape[0], dtype=dtypes.bool, device=input.device)
+        for d, e in enumerate(edges):
+            index = _bin_index(points[:, d], e)
+            inside = F.logical_and(inside, F.ge(index, 0))
+            flat = F.add(F.mul(flat, shape[d]), index)
+        w = F.ones_like(points[:, 0]) if weight is None else \
+            F.cast(F.reshape(weight, (-1,)), input.dtype)
+        hist = F.scatter_add(F.zeros(math.prod(shape), dtype=input.dtype, device=input.device),
+                             0, F.where(inside, flat, 0), F.where(inside, w, 0))
+        hist = F.reshape(hist, shape)
+        if density:
+            volume = F.ones((), dtype=input.dtype, device=input.device)
+            for e in edges:
+                volume = F.unsqueeze(volume, -1) * F.diff(e)
+            hist = F.div(hist, F.mul(F.sum(hist), volume))
+    return _HistogramDD(hist, tuple(edges))

@@ -1,19 +1,22 @@
 """Tensors built from others, with PyTorch's signatures: ravel, rot90, take, diagflat,
 diag_embed, block_diag, cartesian_prod, combinations, vander, unravel_index, and the
-creation functions tril_indices, triu_indices and logspace.
+creation functions tril_indices, triu_indices, logspace and the deprecated range.
 
 All are composites of existing ops (reshape, flip, transpose, gather, diagonal's
 backward, pad, cat, cumprod, pow...), so they need no kernels or grad code of their own;
 index patterns that depend only on shapes are computed in Python.
 """
 import itertools
+import math
 import numbers
+import warnings
 
 import numpy as np
 
 from ..core import dtype as dtypes
 from ..core.dispatch import apply
 from ..core.functional import public
+from ..core.inplace import write_out
 from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
 from .index_parse import INDEX_DTYPES
@@ -325,3 +328,38 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     exponents = F.linspace(start, end, steps, dtype=dtypes.float64, device=device)
     out = F.cast(F.pow(float(base), exponents), dtype)
     return out.requires_grad_(True) if requires_grad else out
+
+
+@public(name="range")
+def range_(start, end, step=1, *, dtype=None, device=None, requires_grad=False,
+           out=None):
+    """range(start=0, end, step=1, *, out=None, dtype=None, device=None,
+    requires_grad=False) -> Tensor
+
+    Deprecated, as in torch (it warns): floor((end - start) / step) + 1 values from
+    ``start`` to ``end`` inclusive, start + i step computed in float64; the default float
+    dtype unless ``dtype`` is given, even for int arguments. Use ``arange`` (end excluded).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     minflow.range(1, 2, 0.25).tolist()
+    [1.0, 1.25, 1.5, 1.75, 2.0]
+    """
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("range: step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError(f"range: upper bound and lower bound inconsistent with step sign, "
+                           f"got start={start}, end={end}, step={step}")
+    length = int(math.floor((end - start) / step)) + 1
+    dtype = dtypes.as_dtype(dtype or dtypes.get_default_dtype())
+    steps = F.arange(length, dtype=dtypes.float64, device=device)
+    result = F.cast(F.add(F.mul(steps, float(step)), float(start)), dtype)
+    if out is not None:
+        return write_out(result, out, "range")
+    return result.requires_grad_(True) if requires_grad else result

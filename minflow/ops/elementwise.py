@@ -162,6 +162,8 @@ def _scaled(name, input, other, alpha):
         if alpha:
             return other
         return F.zeros_like(other) if isinstance(other, Tensor) else False
+    if isinstance(other, Tensor) and other.dtype is not result:
+        other = F.cast(other, result)    # as torch: scaled in the result's dtype, not other's
     return F.mul(other, alpha)
 
 

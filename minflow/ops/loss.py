@@ -239,6 +239,11 @@ def _smoothing_term(logp, target, weight, ignore_index, reduction, cdim):
 
 def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, cdim):
     if tuple(target.shape) != tuple(logp.shape):
+        # NOTE: torch takes a target of another shape for class indices, whose first
+        # check is the batch size
+        if logp.ndim > 1 and target.ndim and target.shape[0] != logp.shape[0]:
+            raise ValueError(f"cross_entropy: Expected input batch_size ({logp.shape[0]}) to "
+                             f"match target batch_size ({target.shape[0]}).")
         raise RuntimeError(f"cross_entropy: probability targets must have the shape of "
                            f"input {list(logp.shape)}, got {list(target.shape)}")
     if weight is not None:

@@ -138,7 +138,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if not fits:
         raise RuntimeError(f"addmm: expected input to broadcast to the product's shape "
                            f"{list(shape)}, got {list(input.shape)}")
-    if mat1.dtype is dtypes.float16:     # torch's kernel: in float32, rounded once
+    if mat1.dtype in (dtypes.float16, dtypes.bfloat16):   # torch's kernel: float32, rounded once
         return in_float32(lambda x, m1, m2: _addmm(x, m1, m2, beta, alpha), input, mat1, mat2)
     return _addmm(input, mat1, mat2, beta, alpha)
 

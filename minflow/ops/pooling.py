@@ -18,7 +18,8 @@ from .conv3d import avg_pool3d, max_pool3d
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
            "adaptive_avg_pool1d", "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
-           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices"]
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "adaptive_max_pool3d_with_indices"]
 
 
 def _one(fn, name, value, default=None):
@@ -362,3 +363,18 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     [[[[15]]]]
     """
     return adaptive_max_pool2d(input, output_size, True)
+
+
+@public
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool3d_with_indices(input, output_size, return_indices=False)
+    -> (Tensor, indices)
+
+    adaptive_max_pool3d's values and flat d * H * W + h * W + w indices, whatever
+    return_indices says.
+
+    >>> x = minflow.arange(8.0).reshape(1, 1, 2, 2, 2)
+    >>> minflow.nn.functional.adaptive_max_pool3d_with_indices(x, 1)[1].tolist()
+    [[[[[7]]]]]
+    """
+    return adaptive_max_pool3d(input, output_size, True)

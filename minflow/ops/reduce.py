@@ -219,8 +219,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def _accumulate_dtype(dtype):
-    # NOTE: float16 sums and squares overflow at 65504; torch accumulates them in float32
-    return dtypes.float32 if dtype is dtypes.float16 else dtype
+    # NOTE: float16 sums and squares overflow at 65504, bfloat16 ones lose digits; torch
+    # accumulates both in float32
+    return dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
 
 
 def _count(input, dims):

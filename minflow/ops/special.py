@@ -5,6 +5,8 @@ Kernels: kernels/generic/special.py; grad functions: autograd/grads/special.py.
 """
 import numbers
 
+import numpy as np
+
 from ..core import dtype as dtypes
 from ..core.functional import generate_function, make_inplace, public
 from ..core.inplace import write_out
@@ -93,13 +95,24 @@ def _lerp(input, end, weight):
     diff = F.sub(end, input)
     if isinstance(weight, Tensor):
         small = F.lt(F.abs(weight), 0.5)
-        result = F.where(small, F.add(input, F.mul(weight, diff)),
-                         F.sub(end, F.mul(diff, F.sub(1, weight))))
-    elif abs(weight) < 0.5:
-        result = F.add(input, F.mul(diff, weight))
-    else:
-        result = F.sub(end, F.mul(diff, 1 - weight))
-    return result
+        return F.where(small, _fma(weight, diff, input),
+                       _fma(F.neg(diff), F.sub(1, weight), end))
+    if input.dtype is dtypes.float32:
+        weight = float(np.float32(weight))      # torch's kernel takes the weight in float32
+    if abs(weight) < 0.5:
+        return _fma(diff, weight, input)
+    one_minus = float(np.float32(1) - np.float32(weight)) if input.dtype is dtypes.float32 \
+        else 1 - weight
+    return _fma(F.neg(diff), one_minus, end)
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once, as torch's vectorized cpu kernels (fused multiply-add): a
+    float32 product is exact in float64, so computing there rounds as one fma."""
+    if c.dtype is not dtypes.float32:
+        return F.add(F.mul(a, b), c)
+    wide = [F.cast(t, dtypes.float64) if isinstance(t, Tensor) else t for t in (a, b, c)]
+    return F.cast(F.add(F.mul(wide[0], wide[1]), wide[2]), dtypes.float32)
 
 
 make_inplace(lerp, "lerp_")

@@ -21,6 +21,7 @@ from .adam import Adam, AdamW
 from .adamax import Adamax
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -29,5 +30,5 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "Adafactor", "lr_scheduler",
+           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "Adafactor", "Muon", "lr_scheduler",
            "swa_utils"]

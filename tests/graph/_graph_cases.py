@@ -666,6 +666,20 @@ CASES.update({
                                [Leaf(3, 5), Leaf(5, **POS)]),
 })
 
+# as_strided (overlapping windows of the storage), its backward, and what is built on it
+CASES.update({
+    "as_strided": (lambda x: minflow.as_strided(x, (3, 4), (2, 1), 1) * 2, [Leaf(3, 4)]),
+    "as_strided_grad": (lambda g: op("as_strided_grad", g, input_size=(3, 4),
+                                     input_stride=(4, 1), size=(3, 4), stride=(2, 1), offset=1),
+                        [Leaf(3, 4)]),
+    "composite/as_strided_scatter": (
+        lambda x, s: minflow.as_strided_scatter(x, s, (2, 2), (1, 3), 1), [Leaf(3, 4), Leaf(2, 2)]),
+    "composite/view_copies": (
+        lambda x: (minflow.t_copy(x), minflow.slice_copy(x, 1, 1, None, 2),
+                   minflow.unfold_copy(x, 1, 2, 1), minflow.as_strided_copy(x, (2, 2), (1, 1))),
+        [Leaf(3, 4)]),
+})
+
 # minflow.special's ops of its own, and its composites
 CASES.update({
     "special_i0e": (minflow.special.i0e, [Leaf(3, 4)]),

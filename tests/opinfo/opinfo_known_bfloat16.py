@@ -27,7 +27,7 @@ KNOWN = {
     "histc-bfloat16": ("bin edges: torch computes them in bfloat16, minflow in float32, so "
                        "values near an edge fall in the neighbouring bin"),
 }
-for _name in ("addbmm", "addr", "cov", "nn.functional.cosine_similarity",
+for _name in ("addbmm", "addr", "cov",
               "nn.functional.adaptive_avg_pool3d", "nn.functional.binary_cross_entropy_with_logits",
               "nn.functional.conv_transpose1d", "nn.functional.conv_transpose2d",
               "nn.functional.conv_transpose3d", "nn.functional.group_norm",

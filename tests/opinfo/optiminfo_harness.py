@@ -23,6 +23,9 @@ from opinfo_harness import TOLERANCE, Unconvertible, to_minflow  # noqa: E402
 
 DTYPES = (torch.float32, torch.float64)
 STEPS = 6
+# optimizers of matrices only (torch's refuse other parameters): they train the weights,
+# the biases stay as they are
+MATRIX_ONLY = {"Muon"}
 
 
 def minflow_class(info):
@@ -57,7 +60,8 @@ def _models(lib, dtype):
 
 def _train(lib, cls, kwargs, dtype, closure):
     params, loss_fn = _models(lib, dtype)
-    optimizer = cls(params, **kwargs)
+    optimizer = cls([p for p in params if p.ndim == 2] if cls.__name__ in MATRIX_ONLY
+                    else params, **kwargs)
     trajectory = []
 
     def closure_fn():

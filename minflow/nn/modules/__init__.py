@@ -38,14 +38,16 @@ from .loss import (L1Loss, MSELoss, NLLLoss, NLLLoss2d, CrossEntropyLoss, BCELos
                    MultiMarginLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss,
                    CTCLoss)
 from .distance import CosineSimilarity, PairwiseDistance
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
+from . import rnn_functional  # noqa: F401  (torch.lstm, gru... in the minflow namespace)
 from .lazy import (LazyModuleMixin, LazyLinear, LazyConv1d, LazyConv2d, LazyConv3d,
                    LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d,
                    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyInstanceNorm1d,
                    LazyInstanceNorm2d, LazyInstanceNorm3d)
 
-__all__ = ["FractionalMaxPool2d", "FractionalMaxPool3d", "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+__all__ = ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions", "FractionalMaxPool2d", "FractionalMaxPool3d", "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d",
            "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout",
            "Dropout2d", "Embedding", "Flatten", "Unflatten", "ReLU", "LeakyReLU", "ELU", "GELU",

@@ -58,6 +58,45 @@ def _step_of(mode, w_hr=None):
             "GRU": _gru_step}[mode]
 
 
+def run_direction(step, x_proj, states, w_hh, b_hh, reverse, active):
+    """Run ``step`` over the time steps of ``x_proj`` (T, B, gates): (outputs, final
+    states). Where ``active[t]`` (B, 1) is False (a packed sequence already ended, or not
+    yet begun in reverse) the state is kept."""
+    outputs = []
+    for t in (reversed if reverse else iter)(range(x_proj.shape[0])):
+        new = step(x_proj[t], *states, w_hh, b_hh)
+        states = new if active is None else [F.where(active[t], n, s)
+                                             for n, s in zip(new, states)]
+        outputs.append(states[0])
+    if reverse:
+        outputs.reverse()
+    return F.stack(outputs, 0), states
+
+
+def run_layers(mode, input, states, weights, directions, dropout, active=None):
+    """Every layer and direction of an RNN of ``mode`` over ``input`` (T, B, H_in): (output,
+    final states). ``weights``: (w_ih, w_hh, b_ih, b_hh, w_hr) per layer and direction
+    (layer 0, its reverse, layer 1...); ``states``: h_0 (and c_0), (layers * directions, B,
+    H); ``dropout`` between layers (0: none)."""
+    finals = [[] for _ in states]
+    layer_input = input
+    num_layers = len(weights) // directions
+    for layer in range(num_layers):
+        outputs = []
+        for d in range(directions):
+            index = layer * directions + d
+            w_ih, w_hh, b_ih, b_hh, w_hr = weights[index]
+            out, last = run_direction(_step_of(mode, w_hr), F.linear(layer_input, w_ih, b_ih),
+                                      [s[index] for s in states], w_hh, b_hh, d == 1, active)
+            outputs.append(out)
+            for final, s in zip(finals, last):
+                final.append(s)
+        layer_input = outputs[0] if directions == 1 else F.cat(outputs, -1)
+        if dropout and layer < num_layers - 1:
+            layer_input = F.dropout(layer_input, dropout)
+    return layer_input, [F.stack(f, 0) for f in finals]
+
+
 def _check_size(module, name, tensor, expected):
     if tuple(tensor.shape) != tuple(expected):
         raise RuntimeError(f"{module}: Expected {name} size {tuple(expected)}, got "
@@ -179,19 +218,6 @@ class RNNBase(Module):
                             f"got {type(hx).__name__}")
         return states
 
-    def _run_direction(self, x_proj, states, w_hh, b_hh, w_hr, reverse, active):
-        """Run the recurrence over the time steps; where ``active[t]`` (B, 1) is False (a
-        packed sequence already ended, or not yet begun in reverse) the state is kept."""
-        step, outputs = _step_of(self.mode, w_hr), []
-        for t in (reversed if reverse else iter)(range(x_proj.shape[0])):
-            new = step(x_proj[t], *states, w_hh, b_hh)
-            states = new if active is None else [F.where(active[t], n, s)
-                                                 for n, s in zip(new, states)]
-            outputs.append(states[0])
-        if reverse:
-            outputs.reverse()
-        return F.stack(outputs, 0), states
-
     def _check_input(self, input, name):
         if not isinstance(input, Tensor) or input.ndim not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got "
@@ -250,27 +276,14 @@ class RNNBase(Module):
 
     def _layers(self, input, states, active, name):
         """All layers and directions over ``input`` (T, B, H_in): (output, final states)."""
-        directions = 2 if self.bidirectional else 1
         for state, what, shape in zip(states, ("hidden", "cell"),
                                       self._state_shapes(input.shape[1])):
             _check_size(name, what, state, shape)
-        finals = [[] for _ in states]
-        layer_input = input
-        for layer in range(self.num_layers):
-            outputs = []
-            for d, suffix in enumerate(("", "_reverse")[:directions]):
-                w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, suffix)
-                index = layer * directions + d
-                out, last = self._run_direction(F.linear(layer_input, w_ih, b_ih),
-                                                [s[index] for s in states], w_hh, b_hh, w_hr,
-                                                d == 1, active)
-                outputs.append(out)
-                for final, s in zip(finals, last):
-                    final.append(s)
-            layer_input = outputs[0] if directions == 1 else F.cat(outputs, -1)
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_input = F.dropout(layer_input, self.dropout)
-        return layer_input, [F.stack(f, 0) for f in finals]
+        directions = 2 if self.bidirectional else 1
+        weights = [self._weights(layer, suffix) for layer in range(self.num_layers)
+                   for suffix in ("", "_reverse")[:directions]]
+        dropout = self.dropout if self.training else 0.0
+        return run_layers(self.mode, input, states, weights, directions, dropout, active)
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"

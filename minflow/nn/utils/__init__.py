@@ -1,6 +1,6 @@
 """minflow.nn.utils: gradient clipping, parameter/vector conversion, padding sequences,
 pruning, parametrizations (and the older hook-based weight / spectral norm), conv/linear-BatchNorm
-fusion, skip_init and functional_call."""
+fusion, skip_init, functional_call and the conv weights' memory format."""
 from . import parametrizations, parametrize, prune, rnn, stateless
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
                         get_total_norm)
@@ -8,6 +8,8 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,
                      fuse_linear_bn_weights)
 from .init import skip_init
+from .memory_format import (convert_conv2d_weight_memory_format,
+                            convert_conv3d_weight_memory_format)
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
@@ -16,4 +18,5 @@ __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_
            "parametrizations", "prune", "stateless", "weight_norm", "remove_weight_norm",
            "spectral_norm", "remove_spectral_norm", "fuse_conv_bn_eval",
            "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
-           "skip_init"]
+           "skip_init", "convert_conv2d_weight_memory_format",
+           "convert_conv3d_weight_memory_format"]

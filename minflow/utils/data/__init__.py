@@ -11,10 +11,12 @@ from .sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSam
                       WeightedRandomSampler, BatchSampler)
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader
+from .distributed import DistributedSampler
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
            "StackDataset", "Subset", "random_split", "Sampler", "SequentialSampler",
            "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
+           "DistributedSampler",
            "default_collate", "default_convert", "DataLoader", "get_worker_info"]
 
 
