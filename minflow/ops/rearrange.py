@@ -117,8 +117,10 @@ def repeat_interleave(input, repeats, dim=None, *, output_size=None):
     if isinstance(repeats, Tensor):
         out = _repeat_by_counts(input, _int_repeats(repeats), dim)
     else:
-        if not isinstance(repeats, numbers.Integral) or isinstance(repeats, bool) or \
-                repeats < 0:
+        if not isinstance(repeats, numbers.Integral) or isinstance(repeats, bool):
+            raise TypeError(f"repeat_interleave: expected repeats to be an int or a Tensor, "
+                            f"got {repeats!r}")
+        if repeats < 0:
             raise RuntimeError(f"repeat_interleave: expected repeats to be a non-negative int, "
                                f"got {repeats!r}")
         shape = tuple(input.shape)
@@ -155,6 +157,8 @@ def _repeat_by_counts(input, repeats, dim):
 
 
 def _tensors(fn, tensors):
+    if not isinstance(tensors, (tuple, list)):
+        raise TypeError(f"{fn}: expected a sequence of Tensors, got {type(tensors).__name__}")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError(f"{fn}: expects a non-empty sequence of tensors")

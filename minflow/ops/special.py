@@ -74,10 +74,10 @@ def lerp(input, end, weight, *, out=None):
     >>> minflow.lerp(minflow.tensor([1.0, 2.0]), minflow.tensor([3.0, 6.0]), 0.5).tolist()
     [2.0, 4.0]
     """
-    if not isinstance(end, Tensor) or end.dtype is not input.dtype:
-        got = end.dtype.name if isinstance(end, Tensor) else type(end).__name__
+    infer.check_tensor("lerp", "end", end)
+    if end.dtype is not input.dtype:
         raise RuntimeError(f"lerp: expected end to be a tensor of input's dtype "
-                           f"{input.dtype.name}, got {got}")
+                           f"{input.dtype.name}, got {end.dtype.name}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"lerp: expected a floating point input, got {input.dtype.name}")
     if isinstance(weight, Tensor) and weight.dtype is not input.dtype:
@@ -167,10 +167,10 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> minflow.isclose(minflow.tensor([1.0, 1.1]), minflow.tensor([1.0, 1.0])).tolist()
     [True, False]
     """
-    if not isinstance(other, Tensor) or other.dtype is not input.dtype:
-        got = other.dtype.name if isinstance(other, Tensor) else type(other).__name__
+    infer.check_tensor("isclose", "other", other)
+    if other.dtype is not input.dtype:
         raise RuntimeError(f"isclose: expected other to be a tensor of input's dtype "
-                           f"{input.dtype.name}, got {got}")
+                           f"{input.dtype.name}, got {other.dtype.name}")
     if rtol < 0 or atol < 0:
         raise RuntimeError(f"isclose: expected rtol and atol >= 0, got rtol={rtol}, "
                            f"atol={atol}")

@@ -8,6 +8,7 @@ import math
 
 from ...core import dtype as dtypes
 from ...core.namespace import F
+from ...ops.infer import check_int
 from ...ops.join import pad
 from .. import init
 from ..parameter import Parameter
@@ -36,6 +37,8 @@ class MultiheadAttention(Module):
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
                  dtype=None):
         super().__init__()
+        check_int("MultiheadAttention", "embed_dim", embed_dim)
+        check_int("MultiheadAttention", "num_heads", num_heads)
         if embed_dim <= 0 or num_heads <= 0 or embed_dim % num_heads:
             raise ValueError(f"MultiheadAttention: embed_dim ({embed_dim}) must be positive "
                              f"and divisible by num_heads ({num_heads})")
