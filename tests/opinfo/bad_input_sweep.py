@@ -252,6 +252,52 @@ def run_module(name, info):
     return faults, count
 
 
+# ---- torch's own error inputs: the messages (test_opinfo and test_moduleinfo check the class)
+def error_input_faults(name, opinfo):
+    """{error input label: fault of minflow's message} over the OpInfo's error inputs that
+    torch rejects."""
+    from opinfo_harness import sample_arguments
+    theirs, ours = comparable(opinfo)
+    faults = {}
+    for i, error_input in enumerate(opinfo.error_inputs("cpu")):
+        try:
+            (t_in, t_args, t_kwargs), (m_in, m_args, m_kwargs) = sample_arguments(
+                error_input.sample_input, {})
+        except Unconvertible:
+            continue
+        _, t_err = call(theirs, copy.deepcopy((t_in,) + t_args), copy.deepcopy(t_kwargs))
+        _, m_err = call(ours, (m_in,) + m_args, m_kwargs)
+        fault = t_err is not None and m_err is not None and message_fault(name, m_err)
+        if fault:
+            faults[f"error input {i}"] = f"{fault}: {type(m_err).__name__}: {m_err}"
+    return faults
+
+
+def module_error_input_faults(name, info):
+    """{error input label: fault of minflow's message} over the ModuleInfo's error inputs."""
+    from torch.testing._internal.common_modules import ModuleErrorEnum
+
+    def build_and_call(cls, args, kwargs, f_args, f_kwargs, on_forward):
+        module = cls(*args, **kwargs)
+        return module(*f_args, **f_kwargs) if on_forward else module
+    faults = {}
+    for i, error in enumerate(info.module_error_inputs_func(
+            info, device="cpu", dtype=torch.float32, requires_grad=False, training=True)):
+        ctor, forward = error.module_error_input.constructor_input, \
+            error.module_error_input.forward_input
+        try:
+            args = Converter()((ctor.args, ctor.kwargs, forward.args if forward else (),
+                                forward.kwargs if forward else {}))
+        except Unconvertible:
+            continue
+        on_forward = error.error_on == ModuleErrorEnum.FORWARD_ERROR
+        _, m_err = call(build_and_call, (minflow_class(info), *args, on_forward), {})
+        fault = m_err is not None and message_fault(name.split(".")[-1], m_err)
+        if fault:
+            faults[f"error input {i}"] = f"{fault}: {type(m_err).__name__}: {m_err}"
+    return faults
+
+
 # ---- every other public function: a non-tensor where the first tensor goes ---------------
 def function_cases(covered):
     """(dotted name, torch's function, minflow's) for the public functions of minflow.*,
