@@ -743,8 +743,8 @@ def from_dlpack(ext_tensor):
     [0.0, 1.0, 2.0]
     """
     if not hasattr(ext_tensor, "__dlpack__"):       # torch's class: RuntimeError
-        raise RuntimeError(f"from_dlpack: expected an object with __dlpack__ (a tensor or array "
-                        f"of another library), got {type(ext_tensor).__name__}")
+        raise RuntimeError(f"from_dlpack: expected an object with __dlpack__ (a tensor or "
+                           f"array of another library), got {type(ext_tensor).__name__}")
     device_type, index = ext_tensor.__dlpack_device__()
     if device_type == 1:                        # kDLCPU
         array, device = np.from_dlpack(ext_tensor), Device("cpu")

@@ -177,10 +177,9 @@ def put(input, index, source, accumulate=False):
         raise RuntimeError(f"put(): Expected a long tensor for index, but got "
                            f"{index.dtype.name}")
     if source.numel() != index.numel():
-        count = source.numel()
         raise IndexError(f"put(): Expected source and index to have the same number of "
-                         f"elements, but got source.numel() = {count}, index.numel() = "
-                         f"{index.numel()}")
+                         f"elements, but got source.numel() = {source.numel()}, "
+                         f"index.numel() = {index.numel()}")
     flat = F.reshape(input, (-1,))
     return F.reshape(F.index_put(flat, (F.reshape(index, (-1,)),), F.reshape(source, (-1,)),
                                  accumulate), tuple(input.shape))

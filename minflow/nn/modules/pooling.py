@@ -184,7 +184,7 @@ class _LPPoolNd(Module):
         super().__init__()
         if isinstance(norm_type, bool) or not isinstance(norm_type, numbers.Real):
             raise ValueError(f"{type(self).__name__}: expected norm_type to be a number, got "
-                            f"{norm_type!r}")
+                             f"{norm_type!r}")
         self.norm_type, self.kernel_size = norm_type, kernel_size
         self.stride, self.ceil_mode = stride, ceil_mode
 
