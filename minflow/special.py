@@ -15,6 +15,7 @@ import numbers as _numbers
 
 from .core import dtype as _dtypes
 from .core.dispatch import apply as _apply
+from .core.functional import checking_tensor_args as _checking_tensor_args
 from .core.inplace import write_out as _write_out
 from .core.namespace import F as _F
 from .core.tensor import Tensor as _Tensor
@@ -252,3 +253,9 @@ hermite_polynomial_he = _polynomial("hermite_polynomial_he", "tensor([-1.3750, -
 laguerre_polynomial_l = _polynomial("laguerre_polynomial_l",
                                     "tensor([-0.1458, -0.6667, -0.3333])")
 legendre_polynomial_p = _polynomial("legendre_polynomial_p", "tensor([-0.4375,  1.0000, 17.0000])")
+
+# a string, list or None where a tensor goes: torch's TypeError naming the function and the
+# argument, not an AttributeError from inside
+for _name in __all__:
+    globals()[_name] = _checking_tensor_args(globals()[_name], f"special.{_name}")
+del _name

@@ -16,7 +16,7 @@ from .namespace import F
 from .inplace import inplace as _inplace, write_outs
 from .tensor import Tensor
 
-__all__ = ["F", "public", "generate_function", "tensor_method"]
+__all__ = ["F", "public", "generate_function", "tensor_method", "checking_tensor_args"]
 
 
 _METHODS = {}
@@ -60,6 +60,13 @@ def public(fn=None, *, name=None, method=False, method_name=None):
             tensor_method(method_name or fname)(fn)
         return fn
     return register(fn) if fn is not None else register
+
+
+def checking_tensor_args(fn, fname):
+    """``fn`` (a public function outside ``F``, such as ``minflow.linalg.solve``) raising
+    torch's TypeError, ``linalg.solve(): argument 'A' (position 1) must be Tensor, not str``,
+    where an argument that is not a Tensor was used as one."""
+    return fn if getattr(fn, "_checks_tensor_args", False) else _checking_tensor_args(fn, fname)
 
 
 def _checking_tensor_args(fn, fname):
@@ -106,7 +113,8 @@ def _checking_tensor_args(fn, fname):
         call = (f"if out is None:\n            {call}\n"
                 f"        return _mf_write_outs({_out_call(fname, args)}, out, {fname!r}, "
                 f"{fname not in _OUT_CASTABLE}, {values if fname in _OUT_APART else '()'})")
-    src = (f"def {fname}{sig.replace(parameters=params, return_annotation=sig.empty)}:\n"
+    def_name = fname.replace(".", "_")      # linalg.solve is defined as linalg_solve
+    src = (f"def {def_name}{sig.replace(parameters=params, return_annotation=sig.empty)}:\n"
            f"{prelude}    try:\n        {call}\n"
            f"    except AttributeError as _mf_err:\n"
            f"        _mf_raise({fname!r}, {tuple(names)!r}, {values}, {kwargs}, _mf_err)\n"
@@ -116,7 +124,7 @@ def _checking_tensor_args(fn, fname):
     env.update({f"_d_{p.name}": p.default for p in sig.parameters.values()
                 if p.default is not p.empty})
     exec(compile(src, f"<minflow.{fname}>", "exec"), env)
-    checked = functools.wraps(fn)(env[fname])
+    checked = functools.wraps(fn)(env[def_name])
     if with_out:        # what inspect shows: fn's own signature, and out
         checked.__signature__ = sig.replace(parameters=[*sig.parameters.values(), (
             inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))])

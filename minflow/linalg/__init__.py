@@ -6,6 +6,7 @@ solve_ex; householder.py: householder_product (and torch.orgqr, torch.qr); tenso
 tensorinv, tensorsolve and vander; ldl.py: the LDL^T factorization; vectors.py: cross, vecdot, diagonal and matmul.
 """
 from ..core.dispatch import LinAlgError
+from ..core.functional import checking_tensor_args
 from .decompositions import (cholesky, cholesky_ex, cond, eig, eigh, eigvals, eigvalsh, inv_ex,
                              matrix_rank, pinv, qr, slogdet, svd, svdvals)
 from .householder import householder_product
@@ -23,3 +24,9 @@ __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "inv", "inv_ex",
            "diagonal", "matmul", "lu_factor", "lu_factor_ex", "lu", "lu_solve",
            "householder_product", "tensorinv", "tensorsolve", "vander", "ldl_factor",
            "ldl_factor_ex", "ldl_solve"]
+
+# a string, list or None where a matrix goes: torch's TypeError naming the function and the
+# argument, not an AttributeError from inside
+for _name in __all__[1:]:
+    globals()[_name] = checking_tensor_args(globals()[_name], f"linalg.{_name}")
+del _name

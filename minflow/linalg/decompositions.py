@@ -14,6 +14,7 @@ from ..core.grad_mode import is_grad_enabled
 from ..core.inplace import write_out
 from ..core.namespace import F
 from ..ops.decomposition import CHOLESKY_EX, EIGH, PINV, QR, SLOGDET, SVD
+from ..ops.infer import check_tensor
 from ..ops.solve import check_matrix, check_square
 from .lu import solve_ex
 from .returns import return_type
@@ -182,7 +183,8 @@ def eigvalsh(A, UPLO="L", *, out=None):
     return L if out is None else _write(L, out, "linalg.eigvalsh")
 
 
-def _no_complex(name):
+def _no_complex(name, A):
+    check_tensor(name, "A", A)
     raise RuntimeError(f"{name}: the eigenvalues of a general real matrix are complex, and "
                        f"minflow has no complex dtype; for a symmetric matrix use "
                        f"linalg.eigh / linalg.eigvalsh")
@@ -197,7 +199,7 @@ def eig(A, *, out=None):
     ...
     RuntimeError: linalg.eig: the eigenvalues of a general real matrix are complex, ...
     """
-    _no_complex("linalg.eig")
+    _no_complex("linalg.eig", A)
 
 
 def eigvals(A, *, out=None):
@@ -208,7 +210,7 @@ def eigvals(A, *, out=None):
     ...
     RuntimeError: linalg.eigvals: the eigenvalues of a general real matrix are complex, ...
     """
-    _no_complex("linalg.eigvals")
+    _no_complex("linalg.eigvals", A)
 
 
 def slogdet(A, *, out=None):

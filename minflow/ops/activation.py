@@ -163,7 +163,7 @@ def _along(op, name, input, dim, dtype):
     try:
         (dim,) = infer.normalize_dims(dim, input.ndim, name) or (0,)
     except (IndexError, TypeError, RuntimeError) as err:
-        raise type(err)(f"{name}: {err}") from None
+        raise type(err)(str(err) if str(err).startswith(name) else f"{name}: {err}") from None
     if dtype is not None:
         input = input.to(dtype=dtypes.as_dtype(dtype))
     return apply(op, (input,), {"dim": dim})
@@ -205,6 +205,7 @@ def elu(input, alpha=1.0, inplace=False):
     >>> minflow.nn.functional.elu(minflow.tensor([0.0, 2.0])).tolist()
     [0.0, 2.0]
     """
+    infer.check_floating("elu", input)
     if inplace:
         return _inplace(elu, "elu", input, alpha)
     if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
@@ -237,6 +238,7 @@ def silu(input, inplace=False):
     >>> minflow.nn.functional.silu(minflow.tensor([0.0])).tolist()
     [0.0]
     """
+    infer.check_floating("silu", input)
     if inplace:
         return _inplace(silu, "silu", input)
     if input.dtype is dtypes.float16:   # torch's kernel: x / (1 + exp(-x)) in float32
@@ -254,6 +256,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     >>> round(minflow.nn.functional.softplus(minflow.tensor([0.0])).item(), 4)
     0.6931
     """
+    infer.check_floating("softplus", input)
     if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
         return in_float32(softplus, input, beta, threshold)
     scaled = F.mul(input, beta)
@@ -316,6 +319,7 @@ def hardsigmoid(input, inplace=False):
     >>> minflow.nn.functional.hardsigmoid(minflow.tensor([-4.0, 0.0, 4.0])).tolist()
     [0.0, 0.5, 1.0]
     """
+    infer.check_floating("hardsigmoid", input)
     if inplace:
         return _inplace(hardsigmoid, "hardsigmoid", input)
     if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
@@ -333,6 +337,7 @@ def hardswish(input, inplace=False):
     >>> minflow.nn.functional.hardswish(minflow.tensor([-4.0, 0.0, 4.0])).tolist()
     [-0.0, 0.0, 4.0]
     """
+    infer.check_floating("hardswish", input)
     if inplace:
         return _inplace(hardswish, "hardswish", input)
     if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
@@ -351,6 +356,7 @@ def mish(input, inplace=False):
     >>> round(minflow.nn.functional.mish(minflow.tensor([1.0])).item(), 4)
     0.8651
     """
+    infer.check_floating("mish", input)
     if inplace:
         return _inplace(mish, "mish", input)
     if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
@@ -374,6 +380,7 @@ def logsigmoid(input):
     >>> round(minflow.nn.functional.logsigmoid(minflow.tensor([0.0])).item(), 4)
     -0.6931
     """
+    infer.check_floating("logsigmoid", input)
     if input.dtype is dtypes.float16:   # torch's kernel: in float32, rounded once
         return in_float32(logsigmoid, input)
     return F.neg(softplus(F.neg(input)))
@@ -404,6 +411,7 @@ def prelu(input, weight):
     """
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu: expected weight to be a Tensor, got {type(weight).__name__}")
+    infer.check_same_dtype("prelu", input=input, weight=weight)
     if weight.ndim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")
@@ -427,6 +435,10 @@ def glu(input, dim=-1):
     >>> minflow.nn.functional.glu(minflow.tensor([2.0, 0.0])).tolist()
     [1.0]
     """
+    infer.check_floating("glu", input)
+    if input.ndim == 0:
+        raise RuntimeError("glu: glu does not support scalars because halving size must be "
+                           "even")
     dim = wrap_dim(dim, input.ndim, "glu")
     if input.shape[dim] % 2:
         raise RuntimeError(f"glu: Halving dimension must be even, but dimension {dim} is size "

@@ -13,6 +13,7 @@ from ..core.inplace import inplace as _inplace
 from ..core.namespace import F
 from .activation import _expm1_as_torch, leaky_relu, softmax
 from .opmath import in_float32
+from .infer import check_number
 from .sampling import EXPONENTIAL
 
 __all__ = ["selu", "selu_", "celu", "celu_", "softmin", "softshrink", "hardshrink",
@@ -55,7 +56,7 @@ def celu(input, alpha=1.0, inplace=False):
     -0.7869
     """
     _check_float(input, "celu")
-    if alpha == 0:
+    if check_number("celu", "alpha", alpha) == 0:
         raise RuntimeError("celu: alpha cannot be 0 (it divides x), got alpha=0")
     if inplace:
         return _inplace(celu, "celu", input, alpha)
@@ -231,7 +232,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     [-0.6..., 1.0]
     """
     _check_float(input, "rrelu")
-    if lower > upper:
+    if check_number("rrelu", "lower", lower) > check_number("rrelu", "upper", upper):
         raise RuntimeError(f"rrelu: lower bound should be less than or equal to the upper "
                            f"bound, got lower={lower}, upper={upper}")
     if inplace:

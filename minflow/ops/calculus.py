@@ -73,6 +73,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def _gradient_args(input, spacing, dim, edge_order):
     """(dims, spacings): the wrapped dims and, per dim, a number or a 1-D coordinate
     tensor, checked as torch checks them."""
+    if isinstance(edge_order, bool) or not isinstance(edge_order, int):
+        raise TypeError(f"gradient: expected edge_order to be an int, got {edge_order!r}")
     if edge_order not in (1, 2):
         raise RuntimeError(f"gradient: torch.gradient only supports edge_order=1 and "
                            f"edge_order=2, got {edge_order}")

@@ -20,6 +20,7 @@ from ..core.inplace import write_out
 from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
 from .index_parse import INDEX_DTYPES
+from .infer import check_tensor
 from .join import pad
 from .matrix import DIAGONAL_GRAD
 
@@ -104,7 +105,8 @@ def take(input, index):
     >>> minflow.tensor([[4, 5], [6, 7]]).take(minflow.tensor([[0, -1]])).tolist()
     [[4, 7]]
     """
-    if not isinstance(index, Tensor) or index.dtype not in INDEX_DTYPES:
+    check_tensor("take", "index", index)
+    if index.dtype not in INDEX_DTYPES:
         raise RuntimeError(f"take: expected index to be an int64 Tensor, got "
                            f"{getattr(index, 'dtype', type(index).__name__)}")
     n = input.numel()
@@ -227,9 +229,9 @@ def vander(x, N=None, increasing=False):
     >>> minflow.vander(minflow.tensor([1, 2, 3]), 3).tolist()
     [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
     """
-    if not isinstance(x, Tensor) or x.ndim != 1:
-        raise RuntimeError(f"vander: x must be a one-dimensional tensor, got "
-                           f"{getattr(x, 'shape', type(x).__name__)}")
+    check_tensor("vander", "x", x)
+    if x.ndim != 1:
+        raise RuntimeError(f"vander: x must be a one-dimensional tensor, got {list(x.shape)}")
     n = x.shape[0] if N is None else _int("vander", "N", N)
     if n < 0:
         raise RuntimeError(f"vander: N must be non-negative, got {n}")
@@ -323,6 +325,10 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     dtype = dtypes.as_dtype(dtype or dtypes.get_default_dtype())
     steps = _int("logspace", "steps", steps)
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    for name, value in (("start", start), ("end", end)):
+        if not isinstance(value, numbers.Number):
+            raise TypeError(f"logspace: expected {name} to be a number or a 0-d Tensor, got "
+                            f"{type(value).__name__}")
     if steps != 1:      # NOTE: torch's one value is base ** start, start not rounded
         start, end = (float(np.asarray(v).astype(dtype.np)) for v in (start, end))
     exponents = F.linspace(start, end, steps, dtype=dtypes.float64, device=device)

@@ -21,6 +21,7 @@ from ..core.functional import public
 from ..core.namespace import F
 from ..core.tensor import Tensor
 from . import infer
+from .infer import check_tensor
 from .registry import Attr, Input, define_op
 
 __all__ = ["conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
@@ -168,19 +169,25 @@ CONV2D_GRAD_WEIGHT = define_op(
 
 
 def _pair(fn, name, value, size=2):
-    """An int or a sequence of ``size`` ints as a tuple, with torch's error otherwise."""
+    """An int or a sequence of ``size`` ints as a tuple, with torch's error otherwise: a
+    TypeError for what is not an int or ints, a RuntimeError for the wrong count."""
     if isinstance(value, int) and not isinstance(value, bool):
         return (value,) * size
-    if isinstance(value, (tuple, list)) and len(value) in (1, size) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in value):
+    ints = isinstance(value, (tuple, list)) and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value)
+    if ints and len(value) in (1, size):
         return tuple(value) * (size // len(value))
-    raise RuntimeError(f"{fn}: expected {name} to be a single integer value or a list of "
-                       f"{size} values to match the convolution dimensions, but got "
-                       f"{name}={value!r}")
+    raise (RuntimeError if ints else TypeError)(
+        f"{fn}: expected {name} to be a single integer value or a list of {size} values to "
+        f"match the convolution dimensions, but got {name}={value!r}")
 
 
 def _conv_padding(fn, padding, weight, stride, dilation, dims):
-    """Public padding (int, pair or 'valid'/'same') as per-dim (begin, end) pairs."""
+    """Public padding (int, pair or 'valid'/'same') as per-dim (begin, end) pairs; also
+    checks that the weight's kernel is not empty."""
+    if 0 in weight.shape[2:]:
+        raise RuntimeError(f"{fn}: kernel size should be greater than zero, but got weight of "
+                           f"shape {list(weight.shape)}")
     if not isinstance(padding, str):
         return tuple(p for p in _pair(fn, "padding", padding, dims) for _ in (0, 1))
     if padding == "valid":
@@ -231,7 +238,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     input, squeeze = _batched("conv2d", input, 4)
     stride = _pair("conv2d", "stride", stride)
     dilation = _pair("conv2d", "dilation", dilation)
-    if not isinstance(weight, Tensor) or weight.ndim != 4:
+    check_tensor("conv2d", "weight", weight)
+    if weight.ndim != 4:
         raise RuntimeError(f"conv2d: expected weight to be 4D (out_channels, in_channels / "
                            f"groups, kH, kW), got {getattr(weight, 'shape', weight)!r}")
     pads = _conv_padding("conv2d", padding, weight, stride, dilation, 2)
@@ -251,7 +259,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     minflow.Size([1, 3, 3])
     """
     input, squeeze = _batched("conv1d", input, 3)
-    if not isinstance(weight, Tensor) or weight.ndim != 3:
+    check_tensor("conv1d", "weight", weight)
+    if weight.ndim != 3:
         raise RuntimeError(f"conv1d: expected weight to be 3D (out_channels, in_channels / "
                            f"groups, kL), got {getattr(weight, 'shape', weight)!r}")
     (s,), (d,) = _pair("conv1d", "stride", stride, 1), _pair("conv1d", "dilation", dilation, 1)
@@ -411,11 +420,11 @@ def _pool_pair(fn, name, value, omit=False, dims=2):
         return None
     try:
         return _pair(fn, name, value, dims)
-    except RuntimeError:
+    except (RuntimeError, TypeError) as err:
         how = "either be omitted, a single int," if omit else "either be a single int,"
         count = "two" if dims == 2 else "three"
-        raise RuntimeError(f"{fn}: {name} must {how} or a tuple of {count} ints, got "
-                           f"{value!r}") from None
+        raise type(err)(f"{fn}: {name} must {how} or a tuple of {count} ints, got "
+                        f"{value!r}") from None
 
 
 def window_attrs(fn, kernel_size, stride, padding, dilation=1, dims=2):

@@ -14,6 +14,7 @@ from .conv import (AVG_ATTRS, CONV_ATTRS, OPAQUE, WINDOW_ATTRS, _adaptive_infer,
                    _avg_pool_infer, _batched, _conv_infer, _conv_padding, _gather_infer,
                    _grad_input_infer, _grad_weight_infer, _max_pool_infer, _pair,
                    _pool_grad_infer, _unbatched, adaptive_avg, window_attrs)
+from .infer import check_tensor
 from .registry import Attr, Input, define_op
 
 __all__ = ["conv3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d"]
@@ -85,7 +86,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     fn = "conv3d"
     input, squeeze = _batched(fn, input, 5)
     stride, dilation = _pair(fn, "stride", stride, 3), _pair(fn, "dilation", dilation, 3)
-    if not isinstance(weight, Tensor) or weight.ndim != 5:
+    check_tensor(fn, "weight", weight)
+    if weight.ndim != 5:
         raise RuntimeError(f"conv3d: expected weight to be 5D (out_channels, in_channels / "
                            f"groups, kD, kH, kW), got {getattr(weight, 'shape', weight)!r}")
     pads = _conv_padding(fn, padding, weight, stride, dilation, 3)

@@ -12,6 +12,7 @@ from ..core.namespace import F
 from ..core.tensor import Tensor
 from .conv import CONV2D_GRAD_INPUT, _batched, _pair, _unbatched
 from .conv3d import CONV3D_GRAD_INPUT
+from .infer import check_tensor
 from .join import pad
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
@@ -20,11 +21,14 @@ _GRAD_INPUT = {2: CONV2D_GRAD_INPUT, 3: CONV3D_GRAD_INPUT}
 
 
 def _check_weight(fn, input, weight, groups, dims):
-    if not isinstance(weight, Tensor) or weight.ndim != dims + 2:
+    check_tensor(fn, "weight", weight)
+    if weight.ndim != dims + 2:
         raise RuntimeError(f"{fn}: expected weight to be {dims + 2}D (in_channels, "
                            f"out_channels / groups, kernel...), got "
                            f"{getattr(weight, 'shape', weight)!r}")
-    if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
+    if isinstance(groups, bool) or not isinstance(groups, int):
+        raise TypeError(f"{fn}: expected groups to be an int, got {groups!r}")
+    if groups <= 0:
         raise RuntimeError(f"{fn}: non-positive groups is not supported, got groups={groups!r}")
     if weight.shape[0] % groups:
         raise RuntimeError(f"{fn}: Given groups={groups}, expected weight to be divisible by "

@@ -13,7 +13,7 @@ from ..core.grad_mode import no_grad, state as grad_state
 from ..core.memory_format import layout_like, preserve_format
 from ..core.namespace import F
 from ..core.tensor import Tensor
-from .infer import broadcast_shapes
+from .infer import broadcast_shapes, check_shape
 from .registry import Attr, define_op, get_op
 
 CREATE = ("creation", "no_grad")
@@ -449,7 +449,8 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     >>> minflow.empty_strided((2, 3), (1, 2)).stride()
     (1, 2)
     """
-    size, stride = tuple(size), tuple(stride)
+    size = check_shape("empty_strided", "size", size)
+    stride = check_shape("empty_strided", "stride", stride)
     if len(size) != len(stride):
         raise RuntimeError(f"empty_strided: dimensionality of sizes ({len(size)}) must match "
                            f"dimensionality of strides ({len(stride)})")
@@ -529,8 +530,11 @@ def _array_from_data(data, dtype, where):
             raise ValueError(f"{where}: " + (_ragged(data) or f"could not build a tensor from "
                                              f"{type(data).__name__}: {err}")) from None
         if arr.dtype == object or arr.dtype.kind in "USV":
-            raise TypeError(f"{where}: could not build a tensor from {type(data).__name__} "
-                            f"(ragged nested sequence or unsupported elements)")
+            # torch's classes: a string as the data, strings in it, anything else (None)
+            error = (TypeError if isinstance(data, (str, bytes)) else
+                     ValueError if arr.dtype.kind in "USV" else RuntimeError)
+            raise error(f"{where}: could not build a tensor from {type(data).__name__} "
+                        f"(ragged nested sequence or unsupported elements)")
         if arr.dtype.kind == "u" and arr.dtype.itemsize == 8:
             raise OverflowError(f"{where}: Python int too large for int64")
     if dtype is not None:
@@ -738,9 +742,9 @@ def from_dlpack(ext_tensor):
     >>> minflow.from_dlpack(np.arange(3.0)).tolist()
     [0.0, 1.0, 2.0]
     """
-    if not hasattr(ext_tensor, "__dlpack__"):
-        raise TypeError(f"from_dlpack: expected an object with __dlpack__ (a tensor or array "
-                        f"of another library), got {type(ext_tensor).__name__}")
+    if not hasattr(ext_tensor, "__dlpack__"):       # torch's class: RuntimeError
+        raise RuntimeError(f"from_dlpack: expected an object with __dlpack__ (a tensor or "
+                           f"array of another library), got {type(ext_tensor).__name__}")
     device_type, index = ext_tensor.__dlpack_device__()
     if device_type == 1:                        # kDLCPU
         array, device = np.from_dlpack(ext_tensor), Device("cpu")

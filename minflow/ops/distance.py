@@ -6,7 +6,7 @@ no op, kernel or grad function of their own.
 """
 from ..core.functional import public
 from ..core.namespace import F
-from .infer import broadcast_shapes
+from .infer import broadcast_shapes, check_int, check_number
 from .reduce import _vector_norm
 
 __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "pdist"]
@@ -40,7 +40,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """
     shape = _broadcast("cosine_similarity", x1, x2)
     _check_floating("cosine_similarity", x1, x2)
-    if not -len(shape) <= dim < max(len(shape), 1):
+    if not -len(shape) <= check_int("cosine_similarity", "dim", dim) < max(len(shape), 1):
         raise IndexError(f"cosine_similarity: Dimension out of range (expected to be in range "
                          f"of [{-len(shape)}, {len(shape) - 1}], but got {dim})")
     x1, x2 = F.expand(x1, shape), F.expand(x2, shape)
@@ -95,7 +95,7 @@ def pdist(input, p=2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype.name}")
-    if p < 0:
+    if check_number("pdist", "p", p) < 0:
         raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
     first, second = F.triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
     diff = F.sub(F.index_select(input, 0, first), F.index_select(input, 0, second))

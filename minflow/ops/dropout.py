@@ -10,6 +10,7 @@ import warnings
 from ..core.functional import public
 from ..core.inplace import inplace as _inplace
 from ..core.namespace import F
+from .infer import check_number
 from .nn import dropout_scale
 
 __all__ = ["dropout1d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
@@ -20,7 +21,7 @@ ALPHA = 1.7580993408473766
 
 
 def _check_p(fn, p):
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+    if not 0.0 <= check_number(fn, "p", p) <= 1.0:
         raise ValueError(f"{fn}: dropout probability has to be between 0 and 1, but got {p}")
 
 

@@ -320,14 +320,21 @@ for _name, _doc in (("logical_not", "logical not (nonzero counts as True)"),
                           f">>> minflow.{_name}(minflow.tensor([1.0])).dtype\nminflow.bool")
 
 
-def _bitwise_infer(input, other=None):
-    shape, dtype = infer.unary(input) if other is None else infer.binary(input, other)
+def _integral(shape, dtype):
     if dtype.is_floating_point:
         raise dtypes.DTypeError(f"expected bool or integer operands, got {dtype.name}")
     return shape, dtype
 
 
-_op = define_op("bitwise_not", ["input"], infer=_bitwise_infer, traits=EW + ("no_grad",),
+def _bitwise_infer(input, other):
+    return _integral(*infer.binary(input, other))
+
+
+def _bitwise_not_infer(input):
+    return _integral(*infer.unary(input))
+
+
+_op = define_op("bitwise_not", ["input"], infer=_bitwise_not_infer, traits=EW + ("no_grad",),
                 doc="Elementwise bitwise not (logical not for bool).")
 generate_function(_op, method=True, doc="bitwise_not(input) -> Tensor\n\n``~input`` for bool "
                   "and integer tensors.\n\n>>> (~minflow.tensor([True])).tolist()\n[False]")
@@ -482,6 +489,8 @@ def clamp_min(input, min):
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"clamp_min: expected input to be a Tensor, got {type(input).__name__}")
+    if min is None:
+        raise TypeError("clamp_min: expected min to be a number or a Tensor, got None")
     return clamp(input, min=min)
 
 
@@ -494,6 +503,8 @@ def clamp_max(input, max):
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"clamp_max: expected input to be a Tensor, got {type(input).__name__}")
+    if max is None:
+        raise TypeError("clamp_max: expected max to be a number or a Tensor, got None")
     return clamp(input, max=max)
 
 

@@ -80,7 +80,7 @@ def _check_float(input, fn):
     try:
         infer.check_dtype(input, dtypes.FLOATS)
     except TypeError as err:
-        raise TypeError(f"{fn}: {err}") from None
+        raise type(err)(f"{fn}: {err}") from None
 
 
 IM2COL = define_op("im2col", ["input"], infer=_im2col_infer, attrs=_ATTRS,

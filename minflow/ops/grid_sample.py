@@ -17,6 +17,7 @@ from ..core import dtype as dtypes
 from ..core.functional import public
 from ..core.namespace import F
 from ..core.tensor import Tensor
+from .infer import check_shape
 
 __all__ = ["affine_grid", "grid_sample"]
 
@@ -75,7 +76,7 @@ def affine_grid(theta, size, align_corners=None):
     if not theta.dtype.is_floating_point:
         raise ValueError(f"affine_grid: Expected theta to have floating point type, but got "
                          f"{theta.dtype.name}")
-    size = list(size)
+    size = list(check_shape("affine_grid", "size", size))
     if len(size) not in (4, 5):
         raise NotImplementedError(f"affine_grid: only supports 4D and 5D sizes, for 2D and 3D "
                                   f"affine transforms, respectively. Got size {size}.")

@@ -82,8 +82,10 @@ def _convert(item, input, where):
         return F.to_device(item, input.device)
     if isinstance(item, (list, tuple, np.ndarray)):
         return _convert(_sequence_tensor(item, where), input, where)
-    raise IndexError(f"{where}: only integers, slices (`:`), ellipsis (`...`), None and long "
-                     f"or byte Variables are valid indices (got {type(item).__name__})")
+    # NOTE: torch reads a string index as data for a tensor, which it refuses (TypeError)
+    raise (TypeError if isinstance(item, str) else IndexError)(
+        f"{where}: only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+        f"Variables are valid indices (got {type(item).__name__})")
 
 
 def _dims_used(item):

@@ -23,7 +23,7 @@ from ..core.tensor import Tensor, wrap_dim
 from .index_parse import INDEX_DTYPES, parse_index
 from .indexing import GETITEM, GETITEM_SCATTER, INDEX_PUT, _scatter_infer
 from .matrix import DIAGONAL_GRAD
-from .infer import broadcast_shapes
+from .infer import broadcast_shapes, check_int, check_tensor
 from .registry import Attr, Input, define_op
 
 __all__ = ["index_add", "index_add_", "index_copy", "index_copy_", "index_fill", "index_fill_",
@@ -38,8 +38,9 @@ def _index(fn, input, dim, index, error, negative_ok=False):
     if not isinstance(index, Tensor):
         raise TypeError(f"{fn}: expected index to be a Tensor, got {type(index).__name__}")
     if index.dtype not in INDEX_DTYPES or index.dtype is dtypes.bool:
-        raise RuntimeError(f"{fn}: Expected dtype int32/int64 for index but got: "
-                           f"{index.dtype.name}")
+        # NOTE: torch's index_fill raises an IndexError here, the others a RuntimeError
+        raise (IndexError if fn == "index_fill" else RuntimeError)(
+            f"{fn}: Expected dtype int32/int64 for index but got: {index.dtype.name}")
     if index.ndim > 1:
         raise IndexError(f"{fn}: Index is supposed to be a vector, but got dim: {index.ndim} "
                          f"with size {list(index.shape)}")
@@ -89,6 +90,9 @@ def index_add(input, dim, index, source, *, alpha=1):
     """
     if not isinstance(alpha, numbers.Number):
         raise TypeError(f"index_add: expected alpha to be a number, got {type(alpha).__name__}")
+    if isinstance(source, Tensor) and source.dtype is not input.dtype:   # before alpha's cast
+        raise RuntimeError(f"index_add: self and source expected to have the same dtype, but "
+                           f"got (self) {input.dtype.name} and (source) {source.dtype.name}")
     if not input.dtype.is_floating_point:
         alpha = bool(alpha) if input.dtype is dtypes.bool else int(alpha)
     if isinstance(source, Tensor) and alpha != 1:
@@ -198,7 +202,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     [[1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]]
     """
     dim = wrap_dim(dim, input.ndim, "slice_scatter")
-    if step is None or step <= 0:
+    if step is None or check_int("slice_scatter", "step", step) <= 0:
         raise RuntimeError(f"slice_scatter: slice step must be positive, got {step}")
     return _scatter_at("slice_scatter", input, src,
                        (slice(None),) * dim + (slice(start, end, step),))
@@ -255,7 +259,8 @@ def masked_scatter(input, mask, source):
     ...                                    minflow.arange(1.0, 7.0)).tolist()
     [[1.0, 0.0, 2.0], [3.0, 0.0, 4.0]]
     """
-    if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool:
+    check_tensor("masked_scatter", "mask", mask)
+    if mask.dtype is not dtypes.bool:
         raise RuntimeError(f"masked_scatter: masked_scatter_ only supports boolean masks, but "
                            f"got mask with dtype "
                            f"{getattr(getattr(mask, 'dtype', None), 'name', type(mask).__name__)}")

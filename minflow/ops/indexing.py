@@ -395,7 +395,8 @@ def masked_select(input, mask):
     >>> x.masked_select(minflow.tensor([True, False])).tolist()
     [1, 3]
     """
-    if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool:
+    infer.check_tensor("masked_select", "mask", mask)
+    if mask.dtype is not dtypes.bool:
         raise RuntimeError(f"masked_select: expected BoolTensor for mask, got "
                            f"{getattr(mask, 'dtype', type(mask).__name__)}")
     try:
@@ -443,7 +444,7 @@ def nonzero_static(input, *, size, fill_value=-1):
     >>> minflow.nonzero_static(minflow.tensor([0, 1, 0, 2]), size=3).tolist()
     [[1], [3], [-1]]
     """
-    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+    if infer.check_int("nonzero_static", "size", size) < 0:
         raise RuntimeError(f"nonzero_static: 'size' must be a non-negative int, got {size!r}")
     coords = nonzero(input)[:size]
     missing = size - coords.shape[0]

@@ -1,9 +1,15 @@
 """Shape and dtype inference helpers shared by op families. They read metadata only."""
+import numbers
+
+import numpy as np
+
 from ..core import dtype as dtypes
+from ..core.autocast import state as autocast_state
 from ..core.tensor import Tensor
 
 __all__ = ["broadcast_shapes", "unary", "unary_float", "binary", "binary_float", "compare",
-           "same_as", "normalize_dims", "check_dtype"]
+           "same_as", "check_tensor", "check_floating", "check_same_dtype", "check_number",
+           "check_shape", "check_int", "normalize_dims", "check_dtype"]
 
 
 def broadcast_shapes(*shapes):
@@ -78,6 +84,21 @@ def _binary_shape(a, b):
     return sa if sa == sb else broadcast_shapes(sa, sb)
 
 
+def _operand(x):
+    return x.__class__ is Tensor or isinstance(x, (Tensor, numbers.Number, np.bool_))
+
+
+def _check_operands(input, other):
+    """A TypeError unless each operand is a Tensor or a number (a string or None is not:
+    None would pass result_type, which skips absent optional inputs)."""
+    if _operand(input) and _operand(other):
+        return
+    for name, x in (("input", input), ("other", other)):
+        if not _operand(x):
+            raise TypeError(f"expected a Tensor or a Python number as {name}, got "
+                            f"{type(x).__name__}")
+
+
 def _binary_dtype(a, b):
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is b.dtype:
         return a.dtype
@@ -102,6 +123,7 @@ def binary(input, other):
     elif other.__class__ is Tensor and \
             _SCALAR_CATEGORY.get(input.__class__, 3) <= other.dtype.category:
         return other._data.shape, other.dtype
+    _check_operands(input, other)
     return _binary_shape(input, other), _binary_dtype(input, other)
 
 
@@ -116,6 +138,7 @@ def compare(input, other):
     ``eq(2, t)`` is a TypeError; the operator ``2 == t`` calls ``t.eq(2)``)."""
     if not isinstance(input, Tensor):
         raise _not_a_tensor(input)
+    _check_operands(input, other)
     return _binary_shape(input, other), dtypes.bool
 
 
@@ -155,6 +178,101 @@ def tensor_somewhere(result):
     return infer_fn
 
 
+def check_tensor(fn, name, value):
+    """torch's TypeError where argument ``name`` of ``fn`` is not a Tensor.
+
+    >>> from minflow.ops.infer import check_tensor
+    >>> check_tensor("take", "index", [0, 1])
+    Traceback (most recent call last):
+    TypeError: take(): argument 'index' must be Tensor, not list
+    """
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def check_floating(fn, input, name="input"):
+    """torch's errors where argument ``name`` of ``fn`` is not a floating point Tensor:
+    a TypeError for a non-Tensor, a DTypeError (also a NotImplementedError, as torch's
+    "not implemented for 'Long'") for an integer or bool one.
+
+    >>> from minflow.ops.infer import check_floating
+    >>> check_floating("silu", minflow.tensor([1]))
+    Traceback (most recent call last):
+    minflow.core.dtype.DTypeError: silu: expected a floating point input, got int64
+    """
+    check_tensor(fn, name, input)
+    if not input.dtype.is_floating_point:
+        raise dtypes.DTypeError(f"{fn}: expected a floating point {name}, got "
+                                f"{input.dtype.name}")
+
+
+def check_same_dtype(fn, **tensors):
+    """torch's RuntimeError where the named tensors of ``fn`` differ in dtype (the matrix
+    products do not promote).
+
+    >>> from minflow.ops.infer import check_same_dtype
+    >>> check_same_dtype("addmm", input=minflow.tensor([1]), mat1=minflow.ones(1, 1))
+    Traceback (most recent call last):
+    RuntimeError: addmm: expected input and mat1 to have the same dtype, got int64 and float32
+    """
+    dtypes_ = [t.dtype for t in tensors.values()]
+    if autocast_state.active is not None:   # autocast casts them when the op runs
+        return
+    if any(d is not dtypes_[0] for d in dtypes_):
+        raise RuntimeError(f"{fn}: expected {', '.join(list(tensors)[:-1])} and "
+                           f"{list(tensors)[-1]} to have the same dtype, got "
+                           f"{', '.join(d.name for d in dtypes_[:-1])} and {dtypes_[-1].name}")
+
+
+def check_number(fn, name, value):
+    """``value`` if it is a real number, else a TypeError naming ``fn`` and the argument.
+
+    >>> from minflow.ops.infer import check_number
+    >>> check_number("dropout", "p", None)
+    Traceback (most recent call last):
+    TypeError: dropout: expected p to be a number, got None (NoneType)
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{fn}: expected {name} to be a number, got {value!r} "
+                        f"({type(value).__name__})")
+    return value
+
+
+def check_shape(fn, name, value):
+    """An int or a sequence of ints as a tuple, else a TypeError naming ``fn`` and the
+    argument ``name``.
+
+    >>> from minflow.ops.infer import check_shape
+    >>> check_shape("layer_norm", "normalized_shape", None)
+    Traceback (most recent call last):
+    TypeError: layer_norm: expected normalized_shape to be an int or a sequence of ints, got None
+    """
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return (int(value),)
+    if isinstance(value, (tuple, list)) and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value):
+        return tuple(int(v) for v in value)
+    raise TypeError(f"{fn}: expected {name} to be an int or a sequence of ints, got {value!r}")
+
+
+def check_int(fn, name, value, fractional=TypeError):
+    """``value`` as an int, or a TypeError naming ``fn`` and the argument ``name`` (the
+    ``fractional`` error class for a number that is not whole, where torch's own checks
+    raise another).
+
+    >>> from minflow.ops.infer import check_int
+    >>> check_int("chunk", "chunks", 1.5)
+    Traceback (most recent call last):
+    TypeError: chunk: expected chunks to be an int, got 1.5 (float)
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        error = fractional if isinstance(value, numbers.Real) else TypeError
+        raise error(f"{fn}: expected {name} to be an int, got {value!r} "
+                    f"({type(value).__name__})")
+    return int(value)
+
+
 def normalize_dims(dim, ndim, where="dim"):
     """``dim`` (None, int or sequence) as a sorted tuple of non-negative axes.
 
@@ -166,6 +284,9 @@ def normalize_dims(dim, ndim, where="dim"):
             return dim
     elif dim.__class__ is int and 0 <= dim < ndim:
         return (dim,)
+    if not isinstance(dim, (int, tuple, list, type(None))):
+        raise TypeError(f"{where}: expected dim to be an int or a sequence of ints, got "
+                        f"{dim!r}")
     dims = (dim,) if isinstance(dim, int) else tuple(() if dim is None else dim)
     if not dims:
         return tuple(range(ndim))

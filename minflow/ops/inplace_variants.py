@@ -15,6 +15,7 @@ from ..core.grad_mode import state as grad_state
 from ..core.inplace import _refuse_lazy, inplace
 from ..core.namespace import F
 from ..core.tensor import Tensor
+from .infer import check_int, check_tensor
 from .reduce import _vector_norm
 
 for _name in ("cumsum", "cumprod", "logical_and", "logical_or", "logical_xor", "logical_not",
@@ -95,13 +96,16 @@ def renorm(input, p, dim, maxnorm):
     if input.ndim < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
                            f"dimensions")
-    if not isinstance(p, numbers.Real) or p <= 0:
+    if isinstance(p, bool) or not isinstance(p, numbers.Real):
+        raise TypeError(f"renorm: expected p to be a number, got {p!r}")
+    if p <= 0:
         raise RuntimeError(f"renorm: non-positive-norm not supported: expected p > 0, got "
                            f"{p!r}")
     if not isinstance(maxnorm, numbers.Real) or maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm!r}")
-    dim = dim + input.ndim if isinstance(dim, int) and dim < 0 else dim
-    if not isinstance(dim, int) or not 0 <= dim < input.ndim:
+    dim = check_int("renorm", "dim", dim)
+    dim = dim + input.ndim if dim < 0 else dim
+    if not 0 <= dim < input.ndim:
         raise IndexError(f"renorm: Dimension out of range (expected to be in range of "
                          f"[{-input.ndim}, {input.ndim - 1}], but got {dim!r})")
     others = tuple(d for d in range(input.ndim) if d != dim)
@@ -167,14 +171,15 @@ def put(input, index, source, accumulate=False):
     tensor([[1., 0.],
             [0., 2.]])
     """
-    if not isinstance(index, Tensor) or index.dtype is not dtypes.int64:
-        got = index.dtype.name if isinstance(index, Tensor) else type(index).__name__
-        raise RuntimeError(f"put(): Expected a long tensor for index, but got {got}")
-    if not isinstance(source, Tensor) or source.numel() != index.numel():
-        count = source.numel() if isinstance(source, Tensor) else type(source).__name__
+    check_tensor("put", "index", index)
+    check_tensor("put", "source", source)
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(f"put(): Expected a long tensor for index, but got "
+                           f"{index.dtype.name}")
+    if source.numel() != index.numel():
         raise IndexError(f"put(): Expected source and index to have the same number of "
-                         f"elements, but got source.numel() = {count}, index.numel() = "
-                         f"{index.numel()}")
+                         f"elements, but got source.numel() = {source.numel()}, "
+                         f"index.numel() = {index.numel()}")
     flat = F.reshape(input, (-1,))
     return F.reshape(F.index_put(flat, (F.reshape(index, (-1,)),), F.reshape(source, (-1,)),
                                  accumulate), tuple(input.shape))

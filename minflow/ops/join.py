@@ -10,13 +10,13 @@ no gradient code of its own.
 """
 import functools
 import itertools
-import operator
 
 from ..core import dtype as dtypes
 from ..core.dispatch import apply
 from ..core.functional import generate_function, public
 from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
+from .infer import check_int, check_tensor
 from .registry import Attr, Input, define_op
 from .shape import RESHAPE, VIEW, unsqueeze
 
@@ -83,6 +83,7 @@ def _narrow(fn, input, dim, start, length):
         raise RuntimeError(f"{fn}: narrow() cannot be applied to a 0-dim tensor.")
     if isinstance(start, Tensor):                   # torch's narrow(Tensor start) overload
         raise TypeError(f"{fn}: expected start to be an int, got a Tensor")
+    start, length = check_int(fn, "start", start), check_int(fn, "length", length)
     dim = wrap_dim(dim, input.ndim, fn)
     size = input.shape[dim]
     if not -size <= start <= size:
@@ -96,12 +97,12 @@ def _narrow(fn, input, dim, start, length):
 
 def _split_sizes(size, split_size_or_sections):
     if isinstance(split_size_or_sections, (tuple, list)):
-        sections = [operator.index(s) for s in split_size_or_sections]
+        sections = [check_int("split", "split_size", s) for s in split_size_or_sections]
         if min(sections, default=0) < 0:
             raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
                                f"entries, but got split_sizes={sections}")
         return sections
-    step = operator.index(split_size_or_sections)
+    step = check_int("split", "split_size", split_size_or_sections)
     if step < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got "
                            f"split_size={step}")
@@ -144,7 +145,7 @@ def chunk(input, chunks, dim=0):
     >>> [p.tolist() for p in minflow.arange(5).chunk(3)]
     [[0, 1], [2, 3], [4]]
     """
-    if chunks <= 0:
+    if check_int("chunk", "chunks", chunks) <= 0:
         raise RuntimeError(f"chunk: chunk expects `chunks` to be greater than 0, got: {chunks}")
     _at_least_1d(input, "chunk")
     size = input.shape[wrap_dim(dim, input.ndim, "chunk")]
@@ -201,9 +202,9 @@ CAT = define_op("cat", [Input("tensors", variadic=True)], attrs=[Attr("dim", "in
 
 
 def _tensor_list(tensors, where):
-    if isinstance(tensors, Tensor):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (tuple, list)):
         raise TypeError(f"{where}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                        f"not Tensor")
+                        f"not {type(tensors).__name__}")
     tensors = list(tensors)
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
@@ -338,7 +339,8 @@ def pad(input, pad, mode="constant", value=None):
     replicate [[0, 0, 0, 1, 2, 2]]
     circular [[1, 2, 0, 1, 2, 0]]
     """
-    pads = tuple(operator.index(p) for p in pad)
+    check_tensor("pad", "input", input)
+    pads = tuple(check_int("pad", "pad", p) for p in pad)
     if mode == "constant":
         return apply(PAD, (input,), {"pad": pads, "value": 0 if value is None else value})
     if mode not in _PAD_INDEX:

@@ -178,6 +178,8 @@ def linear(input, weight, bias=None):
     >>> minflow.nn.functional.linear(x, w, minflow.zeros(4)).shape
     minflow.Size([2, 4])
     """
+    if bias is not None:    # input against weight: the op's own check
+        infer.check_same_dtype("linear", weight=weight, bias=bias)
     if weight.ndim == 1:
         out = matmul(input, weight)
         return out if bias is None else F.add(out, bias)
@@ -201,6 +203,8 @@ def bilinear(input1, input2, weight, bias=None):
     [12.0, 12.0, 12.0, 12.0, 12.0]
     """
     _check_ndim("bilinear", "weight", weight, 3)
+    infer.check_same_dtype("bilinear", input1=input1, input2=input2, weight=weight,
+                           **({} if bias is None else {"bias": bias}))
     out_features, in1, in2 = weight.shape
     if input1.ndim != input2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and "
@@ -349,8 +353,8 @@ def einsum(equation, *operands):
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    if not isinstance(equation, str):
-        raise TypeError(f"einsum(): expected equation to be a str, got "
+    if not isinstance(equation, str):       # torch's class: ValueError
+        raise ValueError(f"einsum(): expected equation to be a str, got "
                         f"{type(equation).__name__}")
     eq, ell = _parse_einsum(equation, operands)
     if ell is not None:     # ellipsis dims broadcast: expand them to one shape first

@@ -126,6 +126,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         if not isinstance(value, numbers.Number):
             raise TypeError(f"addmm: expected {name} to be a number, got "
                             f"{type(value).__name__}")
+    infer.check_same_dtype("addmm", input=input, mat1=mat1, mat2=mat2)
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"addmm: mat1 and mat2 shapes cannot be multiplied "
                            f"({mat1.shape[0]}x{mat1.shape[1]} and "

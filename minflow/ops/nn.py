@@ -114,6 +114,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     out, mean, var = apply(BATCH_NORM, (input, running_mean, running_var, weight, bias),
                            {"training": training, "eps": eps})
+    # NOTE: checked after the op's own shape checks, in torch's order
+    if training and (running_mean is None) != (running_var is None):
+        raise ValueError("batch_norm: running_mean and running_var must either both be None "
+                         "or neither be None")
     # an empty batch has no statistics: torch leaves the running ones as they are
     if training and input.numel() and (running_mean is not None or running_var is not None):
         n = input.numel() // max(input.shape[1], 1)
@@ -171,10 +175,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     >>> minflow.nn.functional.layer_norm(x, (2,), eps=0.0).tolist()
     [[-1.0, 1.0]]
     """
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
+    normalized_shape = infer.check_shape("layer_norm", "normalized_shape", normalized_shape)
     out, _, _ = apply(LAYER_NORM, (input, weight, bias),
-                      {"normalized_shape": tuple(normalized_shape), "eps": eps})
+                      {"normalized_shape": normalized_shape, "eps": eps})
     return out
 
 
@@ -205,7 +208,7 @@ DROPOUT_GRAD = define_op(
 
 
 def _check_p(p):
-    if p < 0.0 or p > 1.0:
+    if not 0.0 <= infer.check_number("dropout", "p", p) <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 

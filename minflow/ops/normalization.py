@@ -14,6 +14,7 @@ from ..core.grad_mode import no_grad
 from ..core.namespace import F
 from ..core.tensor import Tensor
 from .conv import avg_pool2d
+from .infer import check_int, check_shape, check_tensor
 from .join import pad
 from .nn import batch_norm, layer_norm
 
@@ -27,11 +28,19 @@ def _check_floating(fn, input):
 
 
 def _check_affine(fn, input, weight, bias):
+    """weight and bias: one per channel, of the input's dtype (float32 also for a
+    half-precision input, as torch's mixed-dtype kernels)."""
     channels = input.shape[1]
     for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None and tuple(t.shape) != (channels,):
+        if t is None:
+            continue
+        if tuple(t.shape) != (channels,):
             raise RuntimeError(f"{fn}: expected {name} of shape [{channels}] (one per channel), "
                                f"got {list(t.shape)}")
+        if t.dtype is not input.dtype and not (t.dtype is dtypes.float32 and
+                                               input.dtype in (dtypes.float16, dtypes.bfloat16)):
+            raise RuntimeError(f"{fn}: expected {name} of the input's dtype "
+                               f"{input.dtype.name}, got {t.dtype.name}")
 
 
 def _all_half(*tensors):
@@ -74,7 +83,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     >>> minflow.nn.functional.group_norm(x, 2, eps=0.0).flatten().tolist()
     [-1.0, 1.0, -1.0, 1.0]
     """
-    if not isinstance(input, Tensor) or input.ndim < 2:
+    check_tensor("group_norm", "input", input)
+    check_int("group_norm", "num_groups", num_groups)
+    if input.ndim < 2:
         raise RuntimeError(f"group_norm: expected input of shape (N, C, *), got "
                            f"{getattr(input, 'shape', input)!r}")
     _check_floating("group_norm", input)
@@ -108,7 +119,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     >>> minflow.nn.functional.instance_norm(x, eps=0.0).tolist()
     [[[-1.0, 1.0], [-1.0, 1.0]]]
     """
-    if not isinstance(input, Tensor) or input.ndim < 3:
+    check_tensor("instance_norm", "input", input)
+    if input.ndim < 3:
         raise RuntimeError(f"instance_norm: expected input of shape (N, C, L) or (N, C, H, W), "
                            f"got {getattr(input, 'shape', input)!r}")
     _check_floating("instance_norm", input)
@@ -119,14 +131,17 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if positions <= 1:
         raise ValueError(f"instance_norm: Expected more than 1 spatial element when training, "
                          f"got input size {list(shape)}")
+    _check_affine("instance_norm", input, weight, bias)
     flat = F.reshape(input, shape[:2] + (-1,))
     if _all_half(input, weight, bias):
-        _check_affine("instance_norm", input, weight, bias)
         out = _instance_as_batch_norm(input, weight, bias, eps)
     else:
         out = _per_channel("instance_norm", _normalize_last(flat, shape, eps), input, weight,
                            bias)
-    if running_mean is not None or running_var is not None:
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("instance_norm: running_mean and running_var must either both be None "
+                         "or neither be None")
+    if running_mean is not None:
         with no_grad():
             stats = flat.detach()
             for running, stat in ((running_mean, F.mean(stats, -1)),
@@ -164,8 +179,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     [0.8485, -1.1314]
     """
     _check_floating("rms_norm", input)
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
-        tuple(normalized_shape)
+    shape = check_shape("rms_norm", "normalized_shape", normalized_shape)
     _check_normalized_shape("rms_norm", input, shape, weight)
     x = F.cast(input, dtypes.float32) if input.dtype is dtypes.float16 else input
     if eps is None:
@@ -207,6 +221,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         raise ValueError(f"local_response_norm: Expected 3D or higher dimensionality input "
                          f"(got {input.ndim} dimensions)")
     _check_floating("local_response_norm", input)
+    size = check_int("local_response_norm", "size", size)
     if input.numel() == 0:
         return input
     shape = tuple(input.shape)

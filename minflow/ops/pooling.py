@@ -65,7 +65,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     fn = "max_pool1d"
     input, squeeze = _batched(fn, input, 3)
-    k = _one(fn, "kernel_size", kernel_size)
+    k = _pair(fn, "kernel_size", kernel_size, 1)[0]
     stride, padding = _one(fn, "stride", stride, k), _one(fn, "padding", padding)
     dilation = _one(fn, "dilation", dilation)
     _check_1d(fn, input, k, stride, padding, dilation, ceil_mode)
@@ -89,7 +89,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     """
     fn = "avg_pool1d"
     input, squeeze = _batched(fn, input, 3)
-    k = _one(fn, "kernel_size", kernel_size)
+    k = _pair(fn, "kernel_size", kernel_size, 1)[0]
     stride, padding = _one(fn, "stride", stride, k), _one(fn, "padding", padding)
     _check_1d(fn, input, k, stride, padding, 1, ceil_mode)
     out = avg_pool2d(F.unsqueeze(input, 2), (1, k), (1, stride), (0, padding), ceil_mode,
@@ -200,7 +200,9 @@ def _adaptive_1d(fn, pool, input, output_size, **kwargs):
             raise RuntimeError(f"{fn}: expected output_size to be an int or a tuple of one "
                                f"int, got {output_size!r}")
         (output_size,) = output_size
-    if isinstance(output_size, bool) or not isinstance(output_size, int) or output_size < 1:
+    if isinstance(output_size, bool) or not isinstance(output_size, int):
+        raise TypeError(f"{fn}: expected output_size to be an int, got {output_size!r}")
+    if output_size < 1:
         raise RuntimeError(f"{fn}: expected output_size to be a positive int, got "
                            f"{output_size!r}")
     out = pool(F.unsqueeze(input, 2), (1, output_size), **kwargs)

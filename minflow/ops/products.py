@@ -14,6 +14,7 @@ from ..core.dtype import bool as _bool
 from ..core.functional import make_inplace, public
 from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
+from . import infer
 from .infer import broadcast_shapes
 from .opmath import in_float32
 
@@ -250,6 +251,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     """
     _check_ndim("addmv", "mat", mat, 2)
     _check_ndim("addmv", "vec", vec, 1)
+    infer.check_same_dtype("addmv", input=input, mat=mat, vec=vec)
     return in_float32(lambda x, a, b: _scaled_sum("addmv", x, F.mv(a, b), beta, alpha),
                       input, mat, vec)
 
@@ -286,6 +288,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     >>> minflow.baddbmm(minflow.ones(2, 1, 1), minflow.ones(2, 1, 3), minflow.ones(2, 3, 1)).shape
     minflow.Size([2, 1, 1])
     """
+    infer.check_same_dtype("baddbmm", input=input, batch1=batch1, batch2=batch2)
     return in_float32(lambda x, a, b: _scaled_sum("baddbmm", x, F.bmm(a, b), beta, alpha),
                       input, batch1, batch2)
 
@@ -299,6 +302,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     >>> minflow.addbmm(minflow.zeros(1, 1), minflow.ones(2, 1, 3), minflow.ones(2, 3, 1)).item()
     6.0
     """
+    infer.check_same_dtype("addbmm", input=input, batch1=batch1, batch2=batch2)
+
     def scaled(x, a, b):        # the sum keeps int32 int32
         return _scaled_sum("addbmm", x, F.sum(F.bmm(a, b), 0, dtype=a.dtype), beta, alpha)
     if batch1.dtype is dtypes.float16 and batch1.ndim == 3 and batch1.shape[0]:

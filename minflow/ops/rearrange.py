@@ -160,6 +160,8 @@ def _repeat_by_counts(input, repeats, dim):
 
 
 def _tensors(fn, tensors):
+    if not isinstance(tensors, (tuple, list)):
+        raise TypeError(f"{fn}: expected a sequence of Tensors, got {type(tensors).__name__}")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError(f"{fn}: expects a non-empty sequence of tensors")

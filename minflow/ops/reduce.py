@@ -523,8 +523,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     out_dtype = input.dtype if dtype is None else dtypes.as_dtype(dtype)
     if p == "fro":
         p = 2
-    if isinstance(p, str) or isinstance(p, bool) or not isinstance(p, (int, float)):
-        raise ValueError(f"norm: expected p to be 'fro', 'nuc' or a number, got {p!r}")
+    if isinstance(p, str):
+        raise RuntimeError(f"norm: expected p to be 'fro', 'nuc' or a number, got {p!r}")
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise TypeError(f"norm: expected p to be 'fro', 'nuc' or a number, got {p!r}")
     dims = _checked_dims("norm", dim, input.ndim)
     x = F.cast(input, _accumulate_dtype(out_dtype))
     return F.cast(_vector_norm(x, p, dims, keepdim), out_dtype)

@@ -205,7 +205,12 @@ def roll(input, shifts, dims=None):
             raise RuntimeError(f"roll: with dims=None expected one shift, got {list(shifts)}")
         flat = apply(ROLL, (F.reshape(input, (-1,)),), {"shifts": shifts, "dims": (0,)})
         return F.reshape(flat, tuple(input.shape))
+    if not isinstance(dims, (int, tuple, list)):
+        raise TypeError(f"roll: expected dims to be an int or a sequence of ints, got {dims!r}")
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if input.ndim == 0 and dims:
+        raise IndexError(f"roll: Dimension specified as {dims[0]} but tensor has no "
+                         f"dimensions")
     return apply(ROLL, (input,), {"shifts": shifts,
                                   "dims": tuple(wrap_dim(d, input.ndim, "roll") for d in dims)})
 

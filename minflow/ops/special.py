@@ -77,10 +77,10 @@ def lerp(input, end, weight, *, out=None):
     >>> minflow.lerp(minflow.tensor([1.0, 2.0]), minflow.tensor([3.0, 6.0]), 0.5).tolist()
     [2.0, 4.0]
     """
-    if not isinstance(end, Tensor) or end.dtype is not input.dtype:
-        got = end.dtype.name if isinstance(end, Tensor) else type(end).__name__
+    infer.check_tensor("lerp", "end", end)
+    if end.dtype is not input.dtype:
         raise RuntimeError(f"lerp: expected end to be a tensor of input's dtype "
-                           f"{input.dtype.name}, got {got}")
+                           f"{input.dtype.name}, got {end.dtype.name}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"lerp: expected a floating point input, got {input.dtype.name}")
     if isinstance(weight, Tensor) and weight.dtype is not input.dtype:

@@ -11,6 +11,7 @@ from ..core.functional import public
 from ..core.namespace import F
 from ..core.tensor import Tensor
 from .conv import _batched, _pair, _unbatched
+from .infer import check_floating
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
@@ -46,6 +47,7 @@ def _unpool(fn, input, indices, kernel_size, stride, padding, output_size, dims)
                            f"{indices.dtype.name}")
     input, squeeze = _batched(fn, input, dims + 2,
                               f"Expected {dims + 1}D or {dims + 2}D input")
+    check_floating(fn, input)
     indices = F.unsqueeze(indices, 0) if squeeze else indices
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"{fn}: Expected shape of indices to be same as that of the input "

@@ -183,7 +183,9 @@ def test_batch_norm_running_stats_update_in_place_without_grad():
     np.testing.assert_allclose(out(rv), [1.5, 4.5])            # 0.5 * 1 + 0.5 * [2, 8]
     y.sum().backward()
     assert x.grad is not None and rv.grad is None
-    Fn.batch_norm(x, None, rv, training=True)                  # either stat may be None
+    with pytest.raises(ValueError, match="running_mean and running_var must either both be "
+                                         "None or neither be None"):     # as torch
+        Fn.batch_norm(x, None, rv, training=True)
 
 
 # ---- dropout --------------------------------------------------------------------------

@@ -7,6 +7,7 @@ nn.functional.multi_head_attention_forward (ops/attention.py).
 """
 from ...core.namespace import F
 from ...ops.attention import multi_head_attention_forward
+from ...ops.infer import check_int
 from .. import init
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
@@ -34,6 +35,8 @@ class MultiheadAttention(Module):
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
                  dtype=None):
         super().__init__()
+        check_int("MultiheadAttention", "embed_dim", embed_dim)
+        check_int("MultiheadAttention", "num_heads", num_heads)
         if embed_dim <= 0 or num_heads <= 0 or embed_dim % num_heads:
             raise ValueError(f"MultiheadAttention: embed_dim ({embed_dim}) must be positive "
                              f"and divisible by num_heads ({num_heads})")

@@ -82,8 +82,8 @@ class _BatchNorm(_NormBase):
             raise ValueError(f"{name}: expected {self._dims_text} input, got {input.ndim}D "
                              f"input of shape {tuple(input.shape)}")
         if input.shape[1] != self.num_features:
-            raise ValueError(f"{name}: expected input with {self.num_features} channels "
-                             f"(num_features) in dim 1, got shape {tuple(input.shape)}")
+            raise RuntimeError(f"{name}: expected input with {self.num_features} channels "
+                               f"(num_features) in dim 1, got shape {tuple(input.shape)}")
 
     def forward(self, input):
         self._check_input(input)

@@ -3,6 +3,7 @@ filters (PyTorch's arguments)."""
 import math
 
 from ...core.namespace import F
+from ...ops.infer import check_int
 from ...ops.join import pad
 from .. import init
 from ..parameter import Parameter
@@ -16,13 +17,15 @@ _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 def _ntuple(value, n, where, name):
+    """An int or ``n`` ints as a tuple: a TypeError for anything else, a ValueError for
+    the wrong count."""
     if isinstance(value, int) and not isinstance(value, bool):
         return (value,) * n
-    value = tuple(value)
-    if len(value) != n or not all(isinstance(v, int) for v in value):
-        raise ValueError(f"{where}: expected {name} to be an int or a tuple of {n} ints, got "
-                         f"{value!r}")
-    return value
+    ints = isinstance(value, (tuple, list)) and all(isinstance(v, int) for v in value)
+    if not ints or len(value) != n:
+        raise (ValueError if ints else TypeError)(
+            f"{where}: expected {name} to be an int or a tuple of {n} ints, got {value!r}")
+    return tuple(value)
 
 
 class _ConvNd(Module):
@@ -37,6 +40,10 @@ class _ConvNd(Module):
                  dtype=None):
         super().__init__()
         name, n = type(self).__name__, self._dims
+        for arg, value in (("in_channels", in_channels), ("out_channels", out_channels),
+                           ("groups", groups)):
+            # a fractional count fails torch's divisibility check (ValueError)
+            check_int(name, arg, value, fractional=ValueError)
         if groups <= 0 or in_channels % groups or out_channels % groups:
             raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels "
                              f"({out_channels}) must be divisible by groups ({groups})")

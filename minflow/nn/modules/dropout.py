@@ -10,7 +10,9 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
 class _DropoutNd(Module):
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        if isinstance(p, bool) or not isinstance(p, (int, float)):
+            raise TypeError(f"{type(self).__name__}: expected p to be a number, got {p!r}")
+        if not 0.0 <= p <= 1.0:
             raise ValueError(f"{type(self).__name__}: dropout probability has to be between 0 "
                              f"and 1, but got {p}")
         self.p, self.inplace = p, inplace

@@ -6,6 +6,7 @@ from ...core import dtype as dtypes
 from ...core.grad_mode import no_grad
 from ...core.namespace import F
 from ...core.tensor import Tensor
+from ...ops.infer import check_int
 from ..parameter import UninitializedBuffer, UninitializedParameter, _Uninitialized
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
@@ -127,6 +128,7 @@ class _LazyConvMixin(LazyModuleMixin):
     _spatial_dims = 0
 
     def _lazy_init(self, out_channels, bias, device, dtype):
+        check_int(type(self).__name__, "out_channels", out_channels)
         self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_channels = out_channels
         if bias:

@@ -5,9 +5,11 @@ Attributes that are Parameters, Modules or registered buffers are kept in three 
 dicts (``_parameters``, ``_modules``, ``_buffers``) rather than in ``__dict__``, so
 traversal finds them in registration order; ``__getattr__`` looks them up there.
 """
+import inspect
 from collections import OrderedDict
 
 from ...core import dtype as dtypes
+from ...core.functional import raise_not_tensor
 from ...core.grad_mode import no_grad
 from ...core.tensor import Tensor
 from ..parameter import Buffer, Parameter
@@ -56,10 +58,15 @@ class Module:
                                   f'"forward" function')
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
-            return self.forward(*args, **kwargs)
-        return self._call_with_hooks(args, kwargs)
+        try:
+            if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                    or self._backward_pre_hooks):
+                return self.forward(*args, **kwargs)
+            return self._call_with_hooks(args, kwargs)
+        except AttributeError as err:   # a string or None passed where a Tensor goes
+            raise_not_tensor(f"{type(self).__name__}.forward",
+                             list(inspect.signature(self.forward).parameters), args, kwargs, err)
+            raise
 
     def _call_with_hooks(self, args, kwargs):
         """forward with the pre-hooks before, the hooks after and the backward hooks

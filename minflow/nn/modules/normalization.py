@@ -2,6 +2,7 @@
 GroupNorm (over groups of channels of each sample) and InstanceNorm1d/2d (over the
 positions of each sample and channel)."""
 from ...core.namespace import F
+from ...ops.infer import check_int
 from .. import init
 from ..parameter import Parameter
 from .batchnorm import _NormBase, affine_parameters, reset_affine
@@ -94,6 +95,8 @@ class GroupNorm(Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
                  dtype=None, *, bias=True):
         super().__init__()
+        check_int("GroupNorm", "num_groups", num_groups)
+        check_int("GroupNorm", "num_channels", num_channels, fractional=ValueError)
         if num_groups <= 0 or num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
                              f"num_groups ({num_groups})")

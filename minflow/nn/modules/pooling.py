@@ -2,6 +2,8 @@
 (N, C, H, W) or (C, H, W) inputs; MaxPool1d, AvgPool1d, AdaptiveAvgPool1d and
 AdaptiveMaxPool1d over (N, C, L) or (C, L); the 3-D pools over (N, C, D, H, W) or
 (C, D, H, W); LPPool1d/2d/3d; MaxUnpool1d/2d/3d; FractionalMaxPool2d/3d."""
+import numbers
+
 from ...core.namespace import F
 from .. import functional as nnF
 from .conv import _ntuple
@@ -180,6 +182,9 @@ class AdaptiveMaxPool1d(Module):
 class _LPPoolNd(Module):
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__()
+        if isinstance(norm_type, bool) or not isinstance(norm_type, numbers.Real):
+            raise ValueError(f"{type(self).__name__}: expected norm_type to be a number, got "
+                             f"{norm_type!r}")
         self.norm_type, self.kernel_size = norm_type, kernel_size
         self.stride, self.ceil_mode = stride, ceil_mode
 
@@ -355,6 +360,10 @@ class _FractionalMaxPoolNd(Module):
         self.register_buffer("_random_samples", _random_samples)
         self.output_size = None if output_size is None else _repeat(output_size, self.dims)
         self.output_ratio = None if output_ratio is None else _repeat(output_ratio, self.dims)
+        if self.output_ratio is not None and not all(
+                isinstance(r, numbers.Real) and not isinstance(r, bool) for r in self.output_ratio):
+            raise TypeError(f"{name}: expected output_ratio to be a number or a tuple of "
+                            f"{self.dims} numbers, got {output_ratio!r}")
         if output_size is None and output_ratio is None:
             raise ValueError(f"{name} requires specifying either an output size, or a pooling "
                              f"ratio")

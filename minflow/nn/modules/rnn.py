@@ -12,6 +12,7 @@ import warnings
 
 from ...core.namespace import F
 from ...core.tensor import Tensor
+from ...ops.infer import check_tensor
 from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, pad_packed_sequence
@@ -219,9 +220,10 @@ class RNNBase(Module):
         return states
 
     def _check_input(self, input, name):
-        if not isinstance(input, Tensor) or input.ndim not in (2, 3):
-            raise ValueError(f"{name}: Expected input to be 2D or 3D, got "
-                             f"{getattr(input, 'ndim', type(input).__name__)}D tensor instead")
+        check_tensor(f"{name}.forward", "input", input)
+        if input.ndim not in (2, 3):
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D tensor "
+                             f"instead")
         if input.dtype is not self.weight_ih_l0.dtype:
             raise ValueError(f"{name} input dtype ({input.dtype}) does not match weight dtype "
                              f"({self.weight_ih_l0.dtype}). Convert input: "
@@ -393,9 +395,10 @@ class RNNCellBase(Module):
 
     def _step(self, step, input, states):
         name = type(self).__name__
-        if not isinstance(input, Tensor) or input.ndim not in (1, 2):
-            raise ValueError(f"{name}: Expected input to be 1D or 2D, got "
-                             f"{getattr(input, 'ndim', type(input).__name__)}D instead")
+        check_tensor(f"{name}.forward", "input", input)
+        if input.ndim not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.ndim}D "
+                             f"instead")
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"{name}: input has inconsistent input_size: got "
                                f"{input.shape[-1]} expected {self.input_size}")
