@@ -13,7 +13,7 @@ FAMILIES = ("copy", "creation", "elementwise", "reduce", "shape", "join", "index
             "index_update", "search", "construct",
             "solve", "decomposition", "lu", "ldl", "products", "fold", "optim_rprop_asgd",
             "random_variates", "queries", "analysis", "inplace_variants", "shape_extra", "window",
-            "special_functions", "special_polynomials", "conv3d", "ctc_loss", "complex", "fft", "spectral")
+            "special_functions", "special_polynomials", "conv3d", "ctc_loss", "complex", "fft", "spectral", "eig")
 
 
 def _load_families():

@@ -17,13 +17,7 @@ _MATRIX_EXP_F32 = ("float32 rounding on a batched sample with results near 1e4: 
                    " both miss the float64 result by ~5e-2, at different entries")
 _SVD_SIGNS = ("singular vectors are defined up to sign and numpy's LAPACK call picks other signs "
               "than torch's; the gradient samples also need Tensor.mH, which minflow lacks")
-_NO_COMPLEX = ("linalg.eig and linalg.eigvals return complex tensors and minflow has no complex "
-               "dtype: both raise a RuntimeError that says so (use eigh for symmetric matrices)")
 KNOWN = {
-    "linalg.eig-float32": _NO_COMPLEX,
-    "linalg.eig-float64": _NO_COMPLEX,
-    "linalg.eigvals-float32": _NO_COMPLEX,
-    "linalg.eigvals-float64": _NO_COMPLEX,
     "kthvalue-int32": _PARTIAL_SORT,
     "kthvalue-int64": _PARTIAL_SORT,
     "matrix_exp-float16": _LINALG_HALF,
