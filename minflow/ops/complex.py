@@ -145,7 +145,8 @@ tensor([1.5708, 3.1416])""")
 
 
 def _complex_infer(real, imag):
-    _tensor(real, "complex", "real"), _tensor(imag, "complex", "imag")
+    _tensor(real, "complex", "real")
+    _tensor(imag, "complex", "imag")
     if real.dtype is not imag.dtype:
         raise RuntimeError(f"complex: expected real and imag to have the same dtype, got "
                            f"{real.dtype.name} and {imag.dtype.name}")
@@ -175,7 +176,8 @@ def polar(abs, angle, *, out=None):  # noqa: A002  (torch's argument name)
     >>> minflow.polar(minflow.tensor([2.0]), minflow.tensor([0.0]))
     tensor([2.+0.j])
     """
-    _tensor(abs, "polar", "abs"), _tensor(angle, "polar", "angle")
+    _tensor(abs, "polar", "abs")
+    _tensor(angle, "polar", "angle")
     if abs.dtype is not angle.dtype or abs.dtype not in (dtypes.float32, dtypes.float64):
         raise RuntimeError(f"polar: expected abs and angle of one dtype, float32 or float64, "
                            f"got {abs.dtype.name} and {angle.dtype.name}")

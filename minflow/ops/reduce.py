@@ -484,7 +484,7 @@ def logsumexp(input, dim, keepdim=False):
     1000.69
     """
     dims = _checked_dims("logsumexp", None if dim == () else dim, input.ndim)
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         input = F.cast(input, dtypes.get_default_dtype())
     if _count(input, dims) == 0:
         return F.log(F.sum(F.exp(input), dims, keepdim=keepdim))

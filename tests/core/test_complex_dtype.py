@@ -209,3 +209,21 @@ def test_graph_mode_refuses_complex_tensors():
 
     with pytest.raises(minflow.DTypeError, match="complex tensors run in eager mode only"):
         Double()(minflow.tensor([1j, 2.0]))
+
+
+def test_writing_complex_values_as_torch():
+    z = minflow.zeros(3, dtype=minflow.cfloat)
+    z[0] = 1j
+    z[1:] = 2 + 1j
+    z[minflow.tensor([2])] = 5j
+    assert z.tolist() == [1j, 2 + 1j, 5j]
+    x = minflow.ones(2)
+    x[0] = 3 + 0j                       # no imaginary part: written, as torch
+    assert x.tolist() == [3.0, 1.0]
+    for write in (lambda: x.__setitem__(0, 1j), lambda: x.fill_(1j),
+                  lambda: x.masked_fill_(x > 0, 2j)):
+        with pytest.raises(RuntimeError, match="value 1j cannot be converted|value 2j cannot"):
+            write()
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        x.copy_(minflow.tensor([1j, 1 + 1j]))
+    assert x.tolist() == [0.0, 1.0]

@@ -2,7 +2,7 @@
 cupy): both give ``.real`` / ``.imag`` of a complex array as views."""
 import math
 
-from ...core.dtype import COMPLEX, FLOATS, INTS, bool as bool_
+from ...core.dtype import COMPLEX, FLOATS, INTS, bool as bool_, float32, float64
 from ..registry import register_kernel
 
 register_kernel("real", ("cpu", "cuda"), COMPLEX)(lambda xp, x: x.real)
@@ -30,7 +30,7 @@ def view_as_real(xp, x):
                                            real.strides + (real.itemsize,))
 
 
-@register_kernel("view_as_complex", ("cpu", "cuda"), FLOATS)
+@register_kernel("view_as_complex", ("cpu", "cuda"), (float32, float64))
 def view_as_complex(xp, x):
     if x.strides[-1] != x.itemsize:
         raise RuntimeError("view_as_complex: Tensor must have a last dimension with stride 1")
@@ -40,7 +40,7 @@ def view_as_complex(xp, x):
     return x.view(xp.complex64 if x.dtype == xp.float32 else xp.complex128)[..., 0]
 
 
-@register_kernel("complex", ("cpu", "cuda"), FLOATS, out=True)
+@register_kernel("complex", ("cpu", "cuda"), (float32, float64), out=True)
 def complex_(xp, real, imag, out=None):
     shape = xp.broadcast_shapes(real.shape, imag.shape)
     if out is None:
