@@ -35,6 +35,7 @@ from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from .cuda import amp as _cuda_amp  # noqa: F401  (minflow.cuda.amp)
 from . import special
 from . import fft
+from . import signal
 from . import random  # noqa: A004  (torch.random)
 from . import nn
 from . import func
