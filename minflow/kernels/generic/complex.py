@@ -2,6 +2,8 @@
 cupy): both give ``.real`` / ``.imag`` of a complex array as views."""
 import math
 
+import numpy as np
+
 from ...core.dtype import COMPLEX, FLOATS, INTS, bool as bool_, float32, float64
 from ..registry import register_kernel
 
@@ -42,7 +44,7 @@ def view_as_complex(xp, x):
 
 @register_kernel("complex", ("cpu", "cuda"), (float32, float64), out=True)
 def complex_(xp, real, imag, out=None):
-    shape = xp.broadcast_shapes(real.shape, imag.shape)
+    shape = np.broadcast_shapes(real.shape, imag.shape)     # shapes only: numpy's, for both
     if out is None:
         out = xp.empty(shape, xp.complex64 if real.dtype == xp.float32 else xp.complex128)
     out.real, out.imag = real, imag
