@@ -51,9 +51,11 @@ def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None,
     tensor([0., 1., 0.])
     """
     dtype = _check("general_cosine", M, dtype)
+    if not isinstance(a, (list, tuple)):
+        raise TypeError(f"signal.windows.general_cosine: Coefficients must be a list/tuple, "
+                        f"got {type(a).__name__}")
     if not a:
-        raise ValueError("signal.windows.general_cosine: coefficients a must be a non-empty "
-                         "sequence of numbers")
+        raise ValueError("signal.windows.general_cosine: Coefficients cannot be empty")
     trivial = _trivial(M, dtype, device, requires_grad)
     if trivial is not None:
         return trivial
