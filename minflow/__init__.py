@@ -6,7 +6,7 @@ Ops are declared once (minflow.ops), run by kernels chosen per device and dtype
 import math as _math
 
 from .core.dtype import (bool, uint8, int8, int16, int32, int64, float16, bfloat16,  # noqa: A004
-                         float32, float64, DType,
+                         float32, float64, complex64, complex128, DType,
                          get_default_dtype, set_default_dtype, promote_types, result_type,
                          DTypeError)
 from .core.device import (Device, device, cuda_is_available, get_default_device,
@@ -41,6 +41,8 @@ from .amp.autocast_state import (set_autocast_enabled, set_autocast_dtype,
                                  set_autocast_gpu_dtype)
 from .cuda import amp as _cuda_amp  # noqa: F401  (minflow.cuda.amp)
 from . import special
+from . import fft
+from . import signal
 from . import random  # noqa: A004  (torch.random)
 from . import nn
 from . import func
@@ -68,6 +70,8 @@ half = float16
 long = int64
 int = int32  # noqa: A001
 short = int16
+cfloat = complex64
+cdouble = complex128
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan    # as torch.pi ...
 newaxis = None
 
@@ -83,19 +87,18 @@ _export_functions()
 _standard_gamma, _standard_gamma_grad = _F._standard_gamma, _F._standard_gamma_grad  # as torch
 
 
-_ABSENT_DTYPES = ("complex32", "complex64", "complex128", "chalf", "cfloat",
-                  "cdouble", "uint16", "uint32", "uint64")
+_ABSENT_DTYPES = ("complex32", "chalf", "uint16", "uint32", "uint64")
 
 
 def __getattr__(name):
-    """``minflow.complex64`` and torch's other dtypes that minflow lacks: an AttributeError
+    """``minflow.complex32`` and torch's other dtypes that minflow lacks: an AttributeError
     (so ``hasattr`` stays False) that says so, instead of Python's bare one.
 
     >>> try:
-    ...     minflow.complex64
+    ...     minflow.complex32
     ... except AttributeError as err:
     ...     print(str(err).split(";")[0])
-    minflow has no dtype complex64: numpy, minflow's array library, has no such type
+    minflow has no dtype complex32: numpy, minflow's array library, has no such type
     """
     if name in _ABSENT_DTYPES:
         names = ", ".join(d.name for d in core.dtype.EVERY)

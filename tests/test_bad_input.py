@@ -1611,6 +1611,38 @@ def _error(call, lib):
     return None
 
 
+# complex numbers, minflow.fft, stft and linalg.eig
+SAME_AS_TORCH += [
+    (lambda t: t.lib.imag(t.x), RuntimeError,
+     "imag is not implemented for tensors with non-complex dtypes"),
+    (lambda t: t.lib.view_as_real(t.x), RuntimeError,
+     "view_as_real: view_as_real is only supported for complex tensors, got float32"),
+    (lambda t: t.lib.view_as_complex(t.x), RuntimeError,
+     "view_as_complex: Tensor must have a last dimension of size 2, got shape [2, 3]"),
+    (lambda t: t.lib.complex(t.x, t.x.double()), RuntimeError,
+     "complex: expected real and imag to have the same dtype, got float32 and float64"),
+    (lambda t: t.lib.lt(t.x * 1j, 0), NotImplementedError,
+     "lt: no kernel for device 'cpu' and dtype complex64"),
+    (lambda t: float(t.lib.tensor(1j)), RuntimeError,
+     "value cannot be converted to type double without overflow"),
+    (lambda t: t.lib.fft.fft(t.x, n=0), RuntimeError,
+     "fft.fft: Invalid number of data points (0) specified"),
+    (lambda t: t.lib.fft.rfft(t.x * 1j), RuntimeError,
+     "fft.rfft: expects a real input tensor, but got complex64"),
+    (lambda t: t.lib.fft.fftn(t.x, s=(2,), dim=(0, 1)), RuntimeError,
+     "fft.fftn: When given, dim and shape arguments must have the same length"),
+    (lambda t: t.lib.stft(t.lib.ones(16), 8), RuntimeError,
+     "stft requires the return_complex parameter be given for real inputs"),
+    (lambda t: t.lib.istft(t.lib.ones(5, 3), 8), RuntimeError,
+     "istft requires a complex-valued input tensor"),
+    (lambda t: t.lib.linalg.eig(t.x), RuntimeError,
+     "linalg.eig: A must be batches of square matrices, but they are 2 by 3 matrices"),
+    (lambda t: t.lib.linalg.eigvals(t.lib.ones(2, 2, dtype=t.lib.int64)), RuntimeError,
+     "linalg.eigvals: expected A with dtype in [float32, float64, complex64, complex128], "
+     "got int64"),
+]
+
+
 def _ids(table):
     return [f"{i}-{fragment.split(':')[0]}" for i, (_, _, fragment) in enumerate(table)]
 

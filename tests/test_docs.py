@@ -17,7 +17,8 @@ def test_ops_md_is_current():
 def test_list_ops_describes_kernels_and_grads():
     import minflow
     rows = {r["name"]: r for r in minflow.ops.list_ops()}
-    assert rows["exp"]["kernels"]["cpu"] == ["float16", "float32", "float64"]
+    assert rows["exp"]["kernels"]["cpu"] == ["float16", "float32", "float64", "complex64",
+                                             "complex128"]
     assert rows["exp"]["grad"] and not rows["eq"]["grad"]
     assert rows["div"]["attrs"][0] == {"name": "rounding_mode", "type": "str", "default": None,
                                        "required": False}

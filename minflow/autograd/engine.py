@@ -52,6 +52,9 @@ def _root_grads(outputs, grad_outputs, where):
             if out.numel() != 1:
                 raise RuntimeError(f"{where}: grad can be implicitly created only for scalar "
                                    f"outputs; got shape {list(out.shape)}, pass gradient=")
+            if out.dtype.is_complex:
+                raise RuntimeError(f"{where}: grad can be implicitly created only for real "
+                                   f"scalar outputs; got dtype {out.dtype.name}")
             g = _ones_like(out)
         elif not isinstance(g, Tensor):
             raise TypeError(f"{where}: expected gradient[{i}] to be a Tensor, got "
@@ -167,7 +170,7 @@ def _apply(node, grads):
         else:
             if node.ctx.materialize_grads:
                 for nr, (shape, dtype, device) in enumerate(node.out_meta):
-                    if grads[nr] is None and dtype.is_floating_point:
+                    if grads[nr] is None and dtype.is_differentiable:
                         grads[nr] = F.zeros(shape, dtype=dtype, device=device)
             result = node.fn.apply(node.ctx, *grads)
     except Exception:
@@ -201,6 +204,8 @@ def _route(node, grads_in, pending, ready):
             if g._data.shape != meta[0]:
                 _invalid_grad(node, grads_in, g, meta[0])
             if g.dtype is not meta[1]:
+                if g.dtype.is_complex and not meta[1].is_complex:
+                    g = F.real(g)       # a real input of a complex op: the real part, as torch
                 g = g.to(meta[1])
         # NOTE: _accumulate inlined: this runs once per edge of the graph
         slots = pending.get(child)
@@ -219,7 +224,7 @@ def _invalid_grad(node, grads_in, g, shape):
 
 def _check_finite(node, grads):
     for i, g in enumerate(grads):
-        if g is None or not g.dtype.is_floating_point or g.device.type == "meta":
+        if g is None or not g.dtype.is_differentiable or g.device.type == "meta":
             continue
         if not bool(to_numpy(F.isfinite(g.detach())._data).all()):
             raise RuntimeError(f"Function '{node.name()}' returned nan or inf values in its "

@@ -120,7 +120,7 @@ class Function:
         node.out_meta = tuple((o._data.shape, o.dtype, o.device) for o in outputs)
         frozen = getattr(ctx, "non_differentiable", ())
         for nr, o in enumerate(outputs):
-            if o.dtype.is_floating_point and not any(o is t for t in frozen):
+            if o.dtype.is_differentiable and not any(o is t for t in frozen):
                 o._requires_grad, o._grad_fn, o._output_nr = True, node, nr
         ctx._saved = [_saved_output(entry, outputs, node) for entry in ctx._saved]
         if _anomaly[0]:

@@ -35,28 +35,44 @@ def _outputs(fn, inputs):
 def _numerical(fn, inputs, i, out_index, grad_out, eps):
     """d <grad_out, fn(inputs)[out_index]> / d inputs[i], by central differences.
 
+    For complex tensors <v, y> is Re(sum(conj(v) y)), a real function, and a complex
+    input's gradient is d/d(real part) + i d/d(imaginary part), torch's convention: its
+    real and imaginary parts are perturbed in turn.
+
     NOTE: perturbs the input's own array element by element (not a reshaped copy), so
     non-contiguous inputs work too.
     """
     data = inputs[i]._data
-    result = np.zeros(data.shape)
+    is_complex = data.dtype.kind == "c"
+    result = np.zeros(data.shape, np.complex128 if is_complex else np.float64)
     for idx in np.ndindex(*data.shape):
         orig = data[idx].item()
-        values = []
-        for delta in (eps, -eps):
-            data[idx] = orig + delta
-            out = _outputs(fn, inputs)[out_index]
-            values.append(float((to_numpy(out._data).astype(np.float64) * grad_out).sum()))
-        data[idx] = orig
-        result[idx] = (values[0] - values[1]) / (2 * eps)
+        for unit in ((1, 1j) if is_complex else (1,)):
+            values = []
+            for delta in (eps * unit, -eps * unit):
+                data[idx] = orig + delta
+                out = to_numpy(_outputs(fn, inputs)[out_index]._data)
+                values.append(float(np.real(np.sum(np.conj(grad_out) * out))))
+            data[idx] = orig
+            result[idx] += unit * (values[0] - values[1]) / (2 * eps)
     return result
+
+
+def _random_like(rng, out):
+    """A random output gradient: complex for a complex output."""
+    shape = out._data.shape
+    if out.dtype.is_complex:
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    return rng.standard_normal(shape)
 
 
 def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
               nondet_tol=0.0):
-    """Compare autograd's gradients of ``fn`` with central differences, in float64.
+    """Compare autograd's gradients of ``fn`` with central differences, in float64 (or
+    complex128: real and imaginary parts are perturbed in turn).
 
-    ``inputs``: a tensor or tuple; tensors that require grad are checked (use float64).
+    ``inputs``: a tensor or tuple; tensors that require grad are checked (use float64 or
+    complex128).
     Returns True, or raises GradcheckError naming the input and output and the gap.
     ``nondet_tol`` is accepted for PyTorch compatibility: minflow's backward is
     deterministic, so it has nothing to tolerate.
@@ -70,20 +86,21 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     if not diff:
         raise ValueError("gradcheck: no input requires grad")
     for i in diff:
-        if inputs[i].dtype.name != "float64":
-            raise ValueError(f"gradcheck: input {i} is {inputs[i].dtype.name}; use float64")
+        if inputs[i].dtype.name not in ("float64", "complex128"):
+            raise ValueError(f"gradcheck: input {i} is {inputs[i].dtype.name}; use float64 "
+                             f"or complex128")
     outs = _outputs(fn, inputs)
     rng = np.random.default_rng(0)
     for o, out in enumerate(outs):
         if not isinstance(out, Tensor) or not out.requires_grad:
             continue
-        grad_out = rng.standard_normal(out._data.shape)
+        grad_out = _random_like(rng, out)
         g = F.tensor(grad_out, dtype=out.dtype, device=out.device)
         analytical = autograd_grad(out, [inputs[i] for i in diff], g, retain_graph=True,
                                    allow_unused=True)
         for i, a in zip(diff, analytical):
             num = _numerical(fn, inputs, i, o, grad_out, eps)
-            ana = np.zeros_like(num) if a is None else to_numpy(a._data).astype(np.float64)
+            ana = np.zeros_like(num) if a is None else to_numpy(a._data).astype(num.dtype)
             if not np.allclose(ana, num, atol=atol, rtol=rtol):
                 gap = np.abs(ana - num).max()
                 msg = (f"gradcheck: gradient of output {o} w.r.t. input {i} differs by up to "
@@ -113,7 +130,7 @@ def gradgradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception
                               allow_unused=True)
         return tuple(g for g in found if g is not None)
 
-    rng_fixed = [rng.standard_normal(o._data.shape).astype(o.dtype.np)
+    rng_fixed = [_random_like(rng, o).astype(o.dtype.np)
                  for o in _outputs(fn, inputs)]
     try:
         return gradcheck(first_grads, inputs, eps=eps, atol=atol, rtol=rtol,

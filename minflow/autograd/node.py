@@ -162,7 +162,7 @@ class GradContext:
                 _, dtype, device = self._node().out_meta[nr]
                 t = Tensor._make(t, dtype, device)
                 t._version = counter
-                if dtype.is_floating_point:
+                if dtype.is_differentiable:
                     t._requires_grad, t._grad_fn, t._output_nr = True, self._node(), nr
             result.append(t)
         return tuple(result)
@@ -190,7 +190,7 @@ def _unpacked(t, node, nr):
     if not isinstance(t, Tensor):
         raise TypeError(f"{node.name()}: the unpack hook of saved_tensors_hooks must return a "
                         f"Tensor, got {type(t).__name__}")
-    if nr >= 0 and t._grad_fn is not node and t.dtype.is_floating_point:
+    if nr >= 0 and t._grad_fn is not node and t.dtype.is_differentiable:
         t = Tensor._make(t._data, t.dtype, t.device)
         t._requires_grad, t._grad_fn, t._output_nr = True, node, nr
     return t
@@ -356,7 +356,7 @@ def record(op, inputs, attrs, outputs):
         ctx = node.ctx = GradContext(node, tuple(needs), outputs)
         fn.capture(ctx, inputs, outputs, attrs)
         ctx._outputs = None
-        if out.dtype.is_floating_point:
+        if out.dtype.is_differentiable:
             out._requires_grad = True
             out._grad_fn = node         # _output_nr stays 0
     else:
@@ -366,7 +366,7 @@ def record(op, inputs, attrs, outputs):
         fn.capture(ctx, inputs, outputs, attrs)
         ctx._outputs = None
         for nr, out in enumerate(outputs):
-            if out.dtype.is_floating_point:
+            if out.dtype.is_differentiable:
                 out._requires_grad = True
                 out._grad_fn, out._output_nr = node, nr
     if _anomaly[0]:

@@ -162,7 +162,11 @@ class EagerInterpreter(Interpreter):
                     grad = True
                 a = x._data
                 if compute is not None and x.dtype is not compute:
+                    if x.dtype.category == 3 and compute.category != 3:
+                        return self.run_general(op, inputs, attrs, metas)   # it raises
                     a = a.astype(compute.np)
+                elif x.dtype is not first and x.dtype.category == 3:
+                    return self.run_general(op, inputs, attrs, metas)       # it raises
                 arrays.append(a)
             elif x.__class__ is int and compute is not None and compute.category == 1:
                 arrays.append(_wrap_int(x, compute))
@@ -178,7 +182,7 @@ class EagerInterpreter(Interpreter):
         if result.__class__ is not _ndarray:
             result = np.asarray(result)     # ufuncs on 0-d arrays return numpy scalars
         if result.dtype is not dtype.np and result.dtype != dtype.np:
-            result = result.astype(dtype.np)
+            result = _cast_result(op, result, dtype)
         out = _make(result, dtype, device)
         if op.is_view:
             _share_storage(out, inputs[0])
@@ -195,7 +199,7 @@ class EagerInterpreter(Interpreter):
             if arr.__class__ is not _ndarray:
                 arr = np.asarray(arr)       # numpy reductions return numpy scalars
             if arr.dtype is not dtype.np and arr.dtype != dtype.np:
-                arr = arr.astype(dtype.np)
+                arr = _cast_result(op, arr, dtype)
             outputs.append(_make(arr, dtype, _CPU))
         if op.is_view:
             _share_storage(outputs[0], inputs[0])
@@ -322,6 +326,8 @@ def _run_kernel(op, inputs, attrs, specs, device, compute):
         compute = dtypes.float32 if compute is not None else None
         if attrs.get("dtype") is _BFLOAT16:
             attrs = dict(attrs, dtype=dtypes.float32)
+    if dtype.category != 3:
+        _refuse_complex(op, inputs, dtype, device)
     kernel = _select(op, device, dtype, inputs, attrs)
     arrays = []
     written = []        # (bfloat16 tensor, its widened array) the kernel updates in place
@@ -354,9 +360,35 @@ def _run_kernel(op, inputs, attrs, specs, device, compute):
         if arr.__class__ is not _ndarray and isinstance(arr, _SCALARS):
             arr = np.asarray(arr)     # numpy reductions return numpy scalars
         if arr.dtype is not dtype.np and arr.dtype != dtype.np:
-            arr = arr.astype(dtype.np)
+            arr = _cast_result(op, arr, dtype)
         outs.append(arr)
     return outs
+
+
+def _refuse_complex(op, inputs, dtype, device):
+    """A complex input to a kernel chosen for a real dtype would lose its imaginary part
+    (in a cast to the compute dtype, or in the kernel): the registry's error instead."""
+    for x in inputs:
+        if isinstance(x, (list, tuple)):
+            found = next((y.dtype for y in x if isinstance(y, Tensor) and y.dtype.is_complex),
+                         None)
+        else:
+            found = x.dtype if isinstance(x, Tensor) and x.dtype.is_complex else None
+        if found is not None:
+            from ..kernels.registry import KernelNotFoundError, registered_pairs
+            raise KernelNotFoundError(
+                f"{op.name}: no kernel for device {device.type!r} and dtype {found.name} "
+                f"(the op would compute in {dtype.name}); registered (device: dtypes): "
+                f"{registered_pairs(op) or 'none'}")
+
+
+def _cast_result(op, array, dtype):
+    """A kernel's result as the inferred dtype; never a complex result cast to a real one,
+    which would drop the imaginary part."""
+    if array.dtype.kind == "c" and dtype.category != 3:
+        raise RuntimeError(f"{op.name}: the kernel returned complex values for a "
+                           f"{dtype.name} output; the op does not support complex inputs")
+    return array.astype(dtype.np)
 
 
 def _widened(x, spec, written):

@@ -4,15 +4,16 @@ A ``DType`` wraps a numpy dtype (cupy uses the same dtype objects); bfloat16's c
 ml_dtypes, as numpy has none. Promotion follows
 PyTorch: tensors with dimensions outrank zero-dim tensors, which outrank Python
 scalars, and a lower tier only matters when it belongs to a higher category
-(bool < integer < floating). So ``int32_tensor + 2.5`` is float32 (the default float),
-while ``float16_tensor + 2.5`` stays float16.
+(bool < integer < floating < complex). So ``int32_tensor + 2.5`` is float32 (the default
+float), while ``float16_tensor + 2.5`` stays float16, and ``float64_tensor * 1j`` is
+complex128 (a complex scalar keeps a floating tensor's precision).
 """
 import ml_dtypes
 import numpy as np
 
 __all__ = [
     "DType", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-    "float32", "float64",
+    "float32", "float64", "complex64", "complex128",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "as_dtype",
     "can_cast", "DTypeError",
 ]
@@ -43,16 +44,19 @@ class DType:
     True
     """
 
-    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "category", "rank")
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_complex",
+                 "is_differentiable", "is_signed", "category", "rank")
 
     def __init__(self, name, np_dtype, category, rank):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
-        self.category = category            # 0 bool, 1 integer, 2 floating
+        self.category = category            # 0 bool, 1 integer, 2 floating, 3 complex
         self.rank = rank                    # position in the promotion lattice
         self.is_floating_point = category == 2
-        self.is_signed = self.np.kind in "if" or category == 2
+        self.is_complex = category == 3
+        self.is_differentiable = category >= 2      # floating or complex: may require grad
+        self.is_signed = self.np.kind in "ifc" or category == 2
 
     def __repr__(self):
         return f"minflow.{self.name}"
@@ -71,6 +75,8 @@ float16 = DType("float16", np.float16, 2, 6)
 bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, 2, 6)
 float32 = DType("float32", np.float32, 2, 7)
 float64 = DType("float64", np.float64, 2, 8)
+complex64 = DType("complex64", np.complex64, 3, 9)
+complex128 = DType("complex128", np.complex128, 3, 10)
 
 # NOTE: kernels are registered for these (ALL, FLOATS...), not for bfloat16: a bfloat16 op
 # runs its float32 kernel on the inputs widened to float32 and rounds the results to
@@ -80,12 +86,17 @@ ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
 FLOATS = (float16, float32, float64)
 INTS = (uint8, int8, int16, int32, int64)
 NUMERIC = INTS + FLOATS
-EVERY = ALL + (bfloat16,)               # every dtype a tensor can have
+COMPLEX = (complex64, complex128)
+ALL_AND_COMPLEX = ALL + COMPLEX         # data-movement kernels (copies, views, indexing)
+EVERY = ALL + (bfloat16,) + COMPLEX     # every dtype a tensor can have
 
 _by_np = {d.np: d for d in EVERY}
 _by_name = {d.name: d for d in EVERY}
 _by_name.update({"float": float32, "double": float64, "half": float16, "long": int64,
-                 "int": int32, "short": int16, "bool_": bool})
+                 "int": int32, "short": int16, "bool_": bool, "cfloat": complex64,
+                 "cdouble": complex128})
+_REAL = {complex64: float32, complex128: float64}
+_COMPLEX = {float32: complex64, float64: complex128, bfloat16: complex64}
 _default_float = [float32]
 
 
@@ -125,8 +136,13 @@ def as_dtype(value):
         return int64
     if value is _builtin_bool:
         return bool
+    if value is complex:
+        return complex128
     if isinstance(value, str) and value in _by_name:
         return _by_name[value]
+    if isinstance(value, str) and value in ("complex32", "chalf"):
+        raise TypeError(f"unsupported dtype {value!r}: minflow has no complex32 (chalf); "
+                        f"use complex64")
     try:
         found = _by_np.get(np.dtype(value))
     except TypeError:
@@ -159,7 +175,14 @@ def promote_types(a, b):
     minflow.int16
     >>> minflow.promote_types(minflow.bfloat16, minflow.float16)
     minflow.float32
+
+    A complex dtype takes the precision of the promoted real parts:
+
+    >>> minflow.promote_types(minflow.complex64, minflow.float64)
+    minflow.complex128
     """
+    if a.category == 3 or b.category == 3:
+        return to_complex(promote_types(to_real(a), to_real(b)))
     if (a is uint8 and b is int8) or (a is int8 and b is uint8):
         return int16
     if (a is float16 and b is bfloat16) or (a is bfloat16 and b is float16):
@@ -167,8 +190,44 @@ def promote_types(a, b):
     return a if a.rank >= b.rank else b
 
 
+def to_real(dtype):
+    """The real counterpart of a complex dtype (complex64 -> float32); others as they are.
+
+    >>> minflow.core.dtype.to_real(minflow.complex128)
+    minflow.float64
+    """
+    return _REAL.get(dtype, dtype)
+
+
+def to_complex(dtype):
+    """The complex dtype of a floating dtype's precision (float64 -> complex128); complex
+    dtypes as they are. float16 would give complex32, which minflow lacks.
+
+    >>> minflow.core.dtype.to_complex(minflow.float32)
+    minflow.complex64
+    """
+    if dtype.category == 3:
+        return dtype
+    found = _COMPLEX.get(dtype)
+    if found is None:
+        raise DTypeError(f"expected a float32 or float64 dtype to make complex, got "
+                         f"{dtype.name}" + (" (complex32 is not supported)"
+                                            if dtype is float16 else ""))
+    return found
+
+
+def default_complex_dtype():
+    """The complex dtype of the default float's precision, as torch: complex64 for float32,
+    complex128 for float64.
+
+    >>> minflow.core.dtype.default_complex_dtype()
+    minflow.complex64
+    """
+    return to_complex(_default_float[0])
+
+
 def scalar_dtype(value):
-    """The dtype PyTorch gives a Python scalar: bool, int64 or the default float.
+    """The dtype PyTorch gives a Python scalar: bool, int64, the default float or complex.
 
     numpy scalars (``np.float64(1.5)``) count as Python scalars of their kind, as in torch.
     """
@@ -178,14 +237,21 @@ def scalar_dtype(value):
         return int64
     if isinstance(value, (float, np.floating)):
         return _default_float[0]
+    if isinstance(value, (complex, np.complexfloating)):
+        return default_complex_dtype()
     raise TypeError(f"expected a Tensor or a Python number, got {type(value).__name__}")
 
 
 def _combine(higher, lower):
-    # PyTorch's combine_categories: a lower tier counts only if it is of a higher category.
+    # PyTorch's combine_categories: a lower tier counts only if it is of a higher category;
+    # a complex lower tier keeps a floating higher tier's precision.
     if higher is None:
         return lower
-    if lower is None or higher.category == 2:
+    if lower is None or higher.category == 3:
+        return higher
+    if lower.category == 3:
+        return to_complex(higher) if higher.category == 2 else lower
+    if higher.category == 2:
         return higher
     if higher.category == 0 or lower.category == 2:
         return promote_types(higher, lower)
@@ -252,6 +318,11 @@ def checked_scalar(value, dtype, where):
     Traceback (most recent call last):
     RuntimeError: full: value 300 cannot be converted to type uint8 without overflow
     """
+    if isinstance(value, (complex, np.complexfloating)) and dtype.category != 3:
+        if value.imag:
+            raise RuntimeError(f"{where}: value {value!r} cannot be converted to type "
+                               f"{dtype.name} without overflow")
+        value = value.real
     if dtype.category != 1 or isinstance(value, (_builtin_bool, np.bool_)):
         return value
     info = np.iinfo(dtype.np)
@@ -268,5 +339,6 @@ def checked_scalar(value, dtype, where):
 
 
 def to_float(dtype):
-    """``dtype`` if floating, else the default float (``int / int`` gives float32)."""
-    return dtype if dtype.category == 2 else _default_float[0]
+    """``dtype`` if floating or complex, else the default float (``int / int`` gives
+    float32)."""
+    return dtype if dtype.category >= 2 else _default_float[0]

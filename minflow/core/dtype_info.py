@@ -18,7 +18,8 @@ def _dtype_arg(dtype, where):
 
 
 class finfo:  # noqa: N801  (torch's name)
-    """Machine limits of a floating dtype (default: the default dtype), as ``torch.finfo``.
+    """Machine limits of a floating dtype (default: the default dtype), as ``torch.finfo``;
+    a complex dtype gives those of its real counterpart.
 
     Fields: ``bits``, ``eps`` (1.0's distance to the next float), ``max``, ``min`` (the
     most negative finite value), ``tiny`` and ``smallest_normal`` (the smallest positive
@@ -26,12 +27,12 @@ class finfo:  # noqa: N801  (torch's name)
 
     >>> minflow.finfo(minflow.float16)
     finfo(resolution=0.001, min=-65504, max=65504, eps=0.000976562, smallest_normal=6.10352e-05, tiny=6.10352e-05, dtype=float16)
-    >>> minflow.finfo().eps == 2.0 ** -23
-    True
+    >>> minflow.finfo().eps == 2.0 ** -23, minflow.finfo(minflow.complex128).dtype
+    (True, 'float64')
     """
 
     def __init__(self, type=None):  # noqa: A002  (torch's argument name)
-        dtype = _dtype_arg(type, "finfo")
+        dtype = dtypes.to_real(_dtype_arg(type, "finfo"))   # complex: its real parts', as torch
         if not dtype.is_floating_point:
             raise TypeError(f"finfo: expected a floating point dtype, got {dtype.name}; "
                             f"use minflow.iinfo for integer dtypes")
@@ -70,7 +71,7 @@ class iinfo:  # noqa: N801  (torch's name)
         dtype = _dtype_arg(type, "iinfo")
         if dtype is dtypes.bool:
             raise TypeError("iinfo: minflow.bool is not supported by minflow.iinfo")
-        if dtype.is_floating_point:
+        if dtype.is_differentiable:
             raise TypeError(f"iinfo: expected an integer dtype, got {dtype.name}; "
                             f"use minflow.finfo for floating point dtypes")
         info = np.iinfo(dtype.np)

@@ -109,6 +109,9 @@ def _snapshot(self):
 
 def _write(target, result, name):
     check_can_cast(result.dtype, target.dtype, name)
+    if target.dtype.is_complex and not result.dtype.is_complex:     # abs_, as torch
+        raise RuntimeError(f"In-place {name.rstrip('_')} is not supported for complex "
+                           f"tensors.")
     if tuple(result._data.shape) != tuple(target._data.shape):
         raise RuntimeError(f"{name}: output with shape {list(target._data.shape)} doesn't "
                            f"match the broadcast shape {list(result._data.shape)}")

@@ -92,6 +92,19 @@ def _summarized(arr):
     return np.stack([_summarized(row) for row in arr])
 
 
+class _ComplexFormatter:
+    """torch's pair of formatters for complex values: one for the real parts, one for the
+    imaginary parts, printed as ``1.5000+2.0000j``."""
+
+    def __init__(self, values):
+        self.real, self.imag = _Formatter(values.real), _Formatter(values.imag)
+        self.width = self.real.width + self.imag.width + 1     # the widths torch lays out by
+
+    def format(self, v):
+        imag = (self.imag.format(v.imag) + "j").lstrip()
+        return self.real.format(v.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
 def _vector(arr, indent, summarize, fmt):
     per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
     if summarize and arr.shape[0] > 2 * EDGEITEMS:
@@ -123,7 +136,8 @@ def tensor_str(arr, indent):
     if arr.dtype == np.float16 or arr.dtype == dtypes.bfloat16.np:
         arr = arr.astype(np.float32)
     summarize = arr.size > THRESHOLD
-    fmt = _Formatter(_summarized(arr) if summarize else arr)
+    values = _summarized(arr) if summarize else arr
+    fmt = _ComplexFormatter(values) if arr.dtype.kind == "c" else _Formatter(values)
     return _nested(arr, indent, summarize, fmt)
 
 
@@ -137,13 +151,18 @@ def _suffixes(t, numel):
             out.append(f"size={tuple(t.shape)}")
         if t.dtype is not default:
             out.append(f"dtype={t.dtype!r}")
-    elif t.dtype not in (default, dtypes.int64, dtypes.bool):
+    elif t.dtype not in (default, dtypes.int64, dtypes.bool, _default_complex()):
         out.append(f"dtype={t.dtype!r}")
     if t.grad_fn is not None:
         out.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:
         out.append("requires_grad=True")
     return out
+
+
+def _default_complex():
+    default = dtypes.get_default_dtype()
+    return dtypes.to_complex(default) if default is not dtypes.float16 else None
 
 
 def tensor_repr(t):

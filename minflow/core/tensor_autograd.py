@@ -38,9 +38,9 @@ class TensorAutograd:
         if self.grad_fn is not None and not requires_grad:
             raise RuntimeError("requires_grad_: you can only change requires_grad flags of "
                                "leaf tensors; use detach() to get a tensor without grad")
-        if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError(f"requires_grad_: only floating point tensors can require "
-                               f"gradients, got dtype {self.dtype.name}")
+        if requires_grad and not self.dtype.is_differentiable:
+            raise RuntimeError(f"requires_grad_: only Tensors of floating point and complex "
+                               f"dtype can require gradients, got dtype {self.dtype.name}")
         self._requires_grad = bool(requires_grad)
         return self
 

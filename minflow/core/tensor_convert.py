@@ -96,13 +96,19 @@ class TensorConversion:
 
     def __float__(self):
         _refuse_lazy(self, "float")
-        return float(self._python_scalar())
+        return float(self._real_scalar("double"))
 
     def __int__(self):
-        return int(self._python_scalar())
+        return int(self._real_scalar("int64_t"))
 
     def __complex__(self):
         return complex(self._python_scalar())
+
+    def _real_scalar(self, c_type):
+        value = self._python_scalar()
+        if isinstance(value, complex):      # torch refuses float() / int() of a complex tensor
+            raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+        return value
 
     def _python_scalar(self):
         # NOTE: a ValueError here, as torch (item() raises a RuntimeError)
@@ -119,7 +125,7 @@ class TensorConversion:
         return bool((self == element).any())
 
     def __index__(self):
-        if self.dtype.category == 2 or self._data.size != 1:
+        if self.dtype.category >= 2 or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to "
                             "an index")
         return int(self.item())
@@ -153,7 +159,7 @@ class TensorConversion:
         for arg in args:
             if isinstance(arg, TensorConversion):     # a Tensor
                 dtype, device = arg.dtype, arg.device
-            elif isinstance(arg, dtypes.DType) or arg in (float, int, bool):
+            elif isinstance(arg, dtypes.DType) or arg in (float, int, bool, complex):
                 dtype = arg
             else:
                 device = arg
@@ -315,6 +321,22 @@ class TensorConversion:
         """
         return self.to(dtypes.bfloat16)
 
+    def cfloat(self):
+        """``self.to(minflow.complex64)`` (a real tensor gets imaginary parts 0).
+
+        >>> minflow.tensor([1.5, -2.0]).cfloat()
+        tensor([ 1.5000+0.j, -2.0000+0.j])
+        """
+        return self.to(dtypes.complex64)
+
+    def cdouble(self):
+        """``self.to(minflow.complex128)``.
+
+        >>> minflow.tensor([1j]).cdouble().dtype
+        minflow.complex128
+        """
+        return self.to(dtypes.complex128)
+
     def long(self):
         """``self.to(minflow.int64)`` (floats truncate toward zero).
 
@@ -374,7 +396,8 @@ def _refuse_lazy(t, where):
 
 _TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor",
                "int16": "ShortTensor", "int32": "IntTensor", "int64": "LongTensor",
-               "float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor"}
+               "float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor",
+               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
 # "torch.cuda.LongTensor" -> ("int64", "cuda"), and the cpu and minflow names alike
 _LEGACY_TYPES = {f"{lib}.{cuda}{type_name}": (dtype_name, "cuda" if cuda else "cpu")
                  for dtype_name, type_name in _TYPE_NAMES.items()

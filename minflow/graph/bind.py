@@ -97,6 +97,11 @@ def _find(node):
         raise dtypes.DTypeError(f"nn.Graph: {node.op}: bfloat16 runs in eager mode only "
                                 f"(compiled plans have no bfloat16 kernels); run this model "
                                 f"eagerly, or compile it in float16 or float32")
+    values = list(node.input_values()) + list(node.outputs)
+    if dtype.is_complex or any(v.dtype.is_complex for v in values):
+        raise dtypes.DTypeError(f"nn.Graph: {node.op}: complex tensors run in eager mode "
+                                f"only (compiled plans have no complex kernels); run this "
+                                f"model eagerly")
     kernel = find_kernel(op, device.type, dtype, node.inputs, _attrs(op, node))
     return op, device, compute, kernel
 

@@ -14,7 +14,8 @@ FAMILIES = ("copy", "creation", "elementwise", "reduce", "shape", "join", "index
             "solve", "decomposition", "lu", "ldl", "products", "fold", "optim_rprop_asgd",
             "random_variates", "queries", "analysis", "inplace_variants", "shape_extra", "window",
             "special_functions", "special_polynomials", "conv3d", "ctc_loss", "strided",
-            "view_copy", "segment")
+            "view_copy", "segment",
+            "complex", "fft", "spectral", "eig")
 
 
 def _load_families():

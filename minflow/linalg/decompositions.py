@@ -1,4 +1,4 @@
-"""Factorizations and what is built on them: cholesky, qr, svd, eigh, slogdet, pinv,
+"""Factorizations and what is built on them: cholesky, qr, svd, eigh, eig, slogdet, pinv,
 matrix_rank and cond, with torch.linalg's names and results (named tuples), and the torch
 namespace's cholesky, svd, slogdet, logdet and pinverse.
 
@@ -14,7 +14,7 @@ from ..core.grad_mode import is_grad_enabled
 from ..core.inplace import write_out
 from ..core.namespace import F
 from ..ops.decomposition import CHOLESKY_EX, EIGH, PINV, QR, SLOGDET, SVD
-from ..ops.infer import check_tensor
+from ..ops.eig import EIG, check_eig_input
 from ..ops.solve import check_matrix, check_square
 from .lu import solve_ex
 from .returns import return_type
@@ -28,6 +28,7 @@ _QR = return_type("linalg_qr", ["Q", "R"])
 _SVD = return_type("linalg_svd", ["U", "S", "Vh"])
 _TORCH_SVD = return_type("svd", ["U", "S", "V"])
 _EIGH = return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_EIG = return_type("linalg_eig", ["eigenvalues", "eigenvectors"])
 _SLOGDET = return_type("linalg_slogdet", ["sign", "logabsdet"])
 _TORCH_SLOGDET = return_type("slogdet", ["sign", "logabsdet"])
 
@@ -183,34 +184,33 @@ def eigvalsh(A, UPLO="L", *, out=None):
     return L if out is None else _write(L, out, "linalg.eigvalsh")
 
 
-def _no_complex(name, A):
-    check_tensor(name, "A", A)
-    raise RuntimeError(f"{name}: the eigenvalues of a general real matrix are complex, and "
-                       f"minflow has no complex dtype; for a symmetric matrix use "
-                       f"linalg.eigh / linalg.eigvalsh")
-
-
 def eig(A, *, out=None):
-    """eig(A, *, out=None): not available, it returns complex tensors (minflow has no
-    complex dtype); raises RuntimeError. Use eigh for symmetric matrices.
+    """eig(A, *, out=None) -> (eigenvalues, eigenvectors)
 
-    >>> minflow.linalg.eig(minflow.eye(2))
-    Traceback (most recent call last):
-    ...
-    RuntimeError: linalg.eig: the eigenvalues of a general real matrix are complex, ...
+    The complex eigenvalues L and eigenvectors V (columns, each of unit norm, as LAPACK
+    and torch normalize them) of each square matrix: A V = V diag(L). Real inputs give
+    complex64 / complex128. The gradient (torch's) needs distinct eigenvalues, and a loss
+    that does not depend on each eigenvector's phase.
+
+    >>> L, V = minflow.linalg.eig(minflow.tensor([[0.0, -1.0], [1.0, 0.0]]))
+    >>> L
+    tensor([0.+1.j, 0.-1.j])
     """
-    _no_complex("linalg.eig", A)
+    check_eig_input("linalg.eig", A)
+    result = _EIG(*apply(EIG, (A,), {"compute_v": True}))
+    return result if out is None else _write_all(result, out, "linalg.eig")
 
 
 def eigvals(A, *, out=None):
-    """eigvals(A, *, out=None): not available, as eig; raises RuntimeError.
+    """eigvals(A, *, out=None) -> Tensor: the complex eigenvalues of each square matrix
+    (see :func:`eig`).
 
-    >>> minflow.linalg.eigvals(minflow.eye(2))
-    Traceback (most recent call last):
-    ...
-    RuntimeError: linalg.eigvals: the eigenvalues of a general real matrix are complex, ...
+    >>> minflow.linalg.eigvals(minflow.tensor([[2.0, 0.0], [0.0, 3.0]]))
+    tensor([2.+0.j, 3.+0.j])
     """
-    _no_complex("linalg.eigvals", A)
+    check_eig_input("linalg.eigvals", A)
+    L = apply(EIG, (A,), {"compute_v": _needs_grad(A)})[0]
+    return _write(L, out, "linalg.eigvals")
 
 
 def slogdet(A, *, out=None):

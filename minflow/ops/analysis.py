@@ -81,6 +81,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if not isinstance(correction, numbers.Integral) or isinstance(correction, bool):
         raise TypeError(f"cov: expected correction to be an int, got "
                         f"{type(correction).__name__}")
+    if input.dtype.is_complex:      # torch's conjugating complex cov is not written here
+        raise dtypes.DTypeError(f"cov: expected a real input, got {input.dtype.name} "
+                                f"(complex covariance is not implemented)")
     x = input if input.ndim == 2 else F.reshape(input, (1, -1))
     if not x.dtype.is_floating_point:
         x = F.cast(x, dtypes.get_default_dtype())

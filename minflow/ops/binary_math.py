@@ -108,7 +108,7 @@ def float_power(input, exponent, *, out=None):
     """float_power(input, exponent, *, out=None) -> Tensor
 
     ``input ** exponent`` computed in float64 whatever the dtypes (float_power of int
-    tensors too), with pow's gradients.
+    tensors too), or in complex128 where either is complex, with pow's gradients.
 
     >>> minflow.float_power(minflow.tensor([2, 3]), 2)
     tensor([4., 9.], dtype=minflow.float64)
@@ -116,9 +116,15 @@ def float_power(input, exponent, *, out=None):
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError(f"float_power: expected input or exponent to be a Tensor, got "
                         f"{type(input).__name__} and {type(exponent).__name__}")
-    as_double = (lambda x: F.cast(x, dtypes.float64) if isinstance(x, Tensor) else x)
+    double = dtypes.complex128 if _is_complex(input) or _is_complex(exponent) else \
+        dtypes.float64
+    as_double = (lambda x: F.cast(x, double) if isinstance(x, Tensor) else x)
     result = F.pow(as_double(input), as_double(exponent))
     return result if out is None else write_out(result, out, "float_power")
+
+
+def _is_complex(x):
+    return x.dtype.is_complex if isinstance(x, Tensor) else isinstance(x, complex)
 
 
 @public(method=True)
@@ -128,10 +134,12 @@ def float_power_(self, exponent):
     >>> minflow.tensor([2.0], dtype=minflow.float64).float_power_(0.5).tolist()
     [1.4142135623730951]
     """
-    if self.dtype is not dtypes.float64:
+    double = dtypes.complex128 if _is_complex(self) or _is_complex(exponent) else \
+        dtypes.float64
+    if self.dtype is not double:
         raise RuntimeError(f"float_power_: the base given to float_power_ has dtype "
                            f"{self.dtype.name} but the operation's result requires dtype "
-                           f"float64")
+                           f"{double.name}")
     return inplace(float_power, "float_power_", self, exponent)
 
 

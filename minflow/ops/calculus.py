@@ -177,7 +177,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """
     spacing = 1 if spacing is None else spacing         # torch takes an explicit None
     dims, spacings = _gradient_args(input, spacing, dim, edge_order)
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         input = F.cast(input, dtypes.get_default_dtype())
     return tuple(_coordinate_gradient(input, d, h, edge_order) if isinstance(h, Tensor) else
                  _uniform_gradient(input, d, h, edge_order) for d, h in zip(dims, spacings))

@@ -235,7 +235,7 @@ def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else _int("vander", "N", N)
     if n < 0:
         raise RuntimeError(f"vander: N must be non-negative, got {n}")
-    if not x.dtype.is_floating_point:
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
         x = F.cast(x, dtypes.int64)
     ones = F.ones(x.shape[0], 1, dtype=x.dtype, device=x.device)
     if n <= 1:

@@ -120,7 +120,10 @@ define_op("randint", [], attrs=[Attr("low", "int"), Attr("high", "int")] + _RAND
 
 
 def _create(op_name, requires_grad, **attrs):
-    out = apply(get_op(op_name), (), attrs)
+    return _create_done(apply(get_op(op_name), (), attrs), requires_grad)
+
+
+def _create_done(out, requires_grad):
     if requires_grad:
         out.requires_grad_()
     return out
@@ -263,9 +266,17 @@ def randn(*shape, size=None, generator=None, dtype=None, device=None,
           requires_grad=False):
     """randn(*size, generator=None, dtype=None, device=None) -> Tensor, samples of N(0, 1)
 
-    >>> minflow.randn(3).shape
-    minflow.Size([3])
+    A complex dtype draws the real and imaginary parts each of variance 1/2 (so E|z|^2 = 1),
+    as torch.
+
+    >>> minflow.randn(3).shape, minflow.randn(2, dtype=minflow.cfloat).dtype
+    (minflow.Size([3]), minflow.complex64)
     """
+    if dtype is not None and dtypes.as_dtype(dtype).is_complex:
+        parts = _create("normal", False, shape=_shape_attr(shape, "randn", size) + (2,),
+                        std=0.5 ** 0.5, dtype=dtypes.to_real(dtypes.as_dtype(dtype)),
+                        device=_device(device), generator=generator)
+        return _create_done(F.view_as_complex(parts), requires_grad)
     return _create("normal", requires_grad, shape=_shape_attr(shape, "randn", size),
                    dtype=_random_float_dtype(dtype, "randn"), device=_device(device),
                    generator=generator)
@@ -539,6 +550,10 @@ def _array_from_data(data, dtype, where):
             raise OverflowError(f"{where}: Python int too large for int64")
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
+        if (arr.dtype.kind == "c" and not dtype.is_complex
+                and not isinstance(data, (Tensor, np.ndarray))):
+            raise TypeError(f"{where}: must be real number, not complex (data holds complex "
+                            f"numbers, dtype is {dtype.name})")
         if not isinstance(data, (Tensor, np.ndarray)) and arr.dtype.kind in "iu" and arr.size:
             for value in (arr.min(), arr.max()):    # as torch, which converts each number
                 dtypes.checked_scalar(value, dtype, where)

@@ -43,12 +43,19 @@ def _square_infer(input):
     return input._data.shape, dtypes.int64 if input.dtype is dtypes.bool else input.dtype
 
 
-_UNARY_INFERS = {"neg": _neg_infer, "square": _square_infer}
+def _abs_infer(input):
+    # |x| of a complex input is real: complex64 -> float32, as torch
+    return infer.unary(input)[0], dtypes.to_real(input.dtype)
+
+
+_UNARY_INFERS = {"neg": _neg_infer, "square": _square_infer, "abs": _abs_infer}
 
 for _name in _SAME_DTYPE + _TO_FLOAT:
+    # NOTE: abs promotes nothing: its real output must not cast a complex input
     _op = define_op(_name, ["input"], infer=_UNARY_INFERS.get(_name, infer.unary if _name in
                                                               _SAME_DTYPE else infer.unary_float),
-                    traits=EW, promote="out", doc=f"Elementwise {_UNARY_DOCS[_name]}.")
+                    traits=EW, promote=None if _name == "abs" else "out",
+                    doc=f"Elementwise {_UNARY_DOCS[_name]}.")
     generate_function(_op, method=True, out=True, inplace=True,
                       doc=f"{_name}(input, out=None) -> Tensor\n\nElementwise "
                           f"{_UNARY_DOCS[_name]}.\n\n>>> minflow.{_name}(minflow.tensor([0.5]))"
@@ -155,7 +162,7 @@ def _scaled(name, input, other, alpha):
     if isinstance(alpha, bool):
         if result is not dtypes.bool:
             raise RuntimeError(f"{name}: Boolean alpha only supported for Boolean results.")
-    elif isinstance(alpha, float) and not result.is_floating_point:
+    elif isinstance(alpha, float) and not result.is_differentiable:
         raise RuntimeError(f"{name}: For integral input tensors, argument alpha must not be a "
                            f"floating point number.")
     if result is dtypes.bool:
@@ -199,7 +206,7 @@ def sub(input, other, *, alpha=1, out=None):
 
 def _add_scaled_infer(input, other, alpha):
     if not (isinstance(other, Tensor) and other._data.shape == input._data.shape
-            and other.dtype is input.dtype and input.dtype.is_floating_point):
+            and other.dtype is input.dtype and input.dtype.is_differentiable):
         raise RuntimeError(f"expected other like input (a floating tensor of shape "
                            f"{list(input._data.shape)} and dtype {input.dtype.name}), got "
                            f"{other!r:.80}")

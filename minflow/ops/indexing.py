@@ -234,7 +234,10 @@ def _put(input, index, value, accumulate, where):
 def _value_tensor(input, value, where):
     if isinstance(value, Tensor):
         return F.to_device(F.cast(value, input.dtype), input.device)
-    if isinstance(value, (bool, int, float, np.bool_, np.number)):
+    if isinstance(value, (complex, np.complexfloating)) and not input.dtype.is_complex:
+        dtypes.checked_scalar(value, input.dtype, where)     # an imaginary part: refused
+        value = value.real
+    if isinstance(value, (bool, int, float, complex, np.bool_, np.number)):
         return F.tensor(value, dtype=input.dtype, device=input.device)
     raise TypeError(f"{where}: can't assign a {type(value).__name__} to a Tensor; expected "
                     f"a Tensor or a Python number")

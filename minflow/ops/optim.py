@@ -100,11 +100,14 @@ def _tensor(x, name):
         raise TypeError(f"expected {name} to be a Tensor, got {type(x).__name__}")
 
 
-def _check_param(param):
+def _check_param(param, complex_ok=False):
+    """A floating param (or complex, for the updates that are the same arithmetic on
+    complex numbers: SGD's, as torch)."""
     _tensor(param, "param")
-    if not param.dtype.is_floating_point:
-        raise TypeError(f"expected param with dtype in [float16, float32, float64], got "
-                        f"{param.dtype.name}")
+    if not (param.dtype.is_floating_point or complex_ok and param.dtype.is_complex):
+        expected = "float16, float32, float64" + (", complex64, complex128" if complex_ok
+                                                   else "")
+        raise TypeError(f"expected param with dtype in [{expected}], got {param.dtype.name}")
 
 
 def _like_param(param, x, name, needed_for=None):
@@ -176,7 +179,7 @@ def group_attrs(op, attrs):
 
 def _sgd_infer(param, grad, momentum_buffer, scalars, lr, momentum, dampening, weight_decay,
                nesterov, maximize, init_buffer):
-    _check_param(param)
+    _check_param(param, complex_ok=True)
     _like_param(param, grad, "grad")
     _check_scalars(scalars, "sgd_update")
     if momentum != 0:
@@ -234,7 +237,7 @@ def _sgd_foreach_infer(params, grads, momentum_buffers, scalars, lr, momentum, d
     if momentum != 0:
         _foreach_list(momentum_buffers, "momentum_buffers", len(params))
     buffers = momentum_buffers if momentum != 0 else (None,) * len(params)
-    _check_param(params[0])
+    _check_param(params[0], complex_ok=True)
     dtype = params[0].dtype
     metas = []
     for i, (param, grad, buf) in enumerate(zip(params, grads, buffers)):

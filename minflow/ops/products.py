@@ -227,7 +227,7 @@ def _scaled_sum(name, input, product, beta, alpha):
         if not alpha:
             product = F.zeros_like(product)
         return product if not beta else F.logical_or(input, product)
-    if not product.dtype.is_floating_point:     # torch casts the scalars to the int dtype
+    if product.dtype.category == 1:             # torch casts the scalars to the int dtype
         beta, alpha = int(beta), int(alpha)
     if alpha != 1:
         product = F.mul(product, alpha)

@@ -1,11 +1,11 @@
 """Questions about a tensor that torch asks as functions and methods: dtype kind
 (``is_signed``, ``is_complex``), truth of a one-element tensor (``is_nonzero``), shape
 (``is_same_size``, ``ndimension``), place and layout (``get_device``, ``is_cpu``,
-``is_inference``, ``is_sparse``), and complex conjugation, the identity on minflow's real
-tensors (``conj``, ``resolve_conj``, ``adjoint``, ``mH``...). None of them runs an op of
-its own."""
+``is_inference``, ``is_sparse``), and complex conjugation (``conj``, ``resolve_conj``,
+``adjoint``, ``mH``...), the identity on real tensors. None of them runs an op of its own."""
 from ..core import dtype as dtypes
 from ..core.functional import public, tensor_method
+from ..core.namespace import F
 from ..core.tensor import Tensor
 
 
@@ -28,14 +28,12 @@ def is_signed(input):
 
 @public(method=True)
 def is_complex(input):
-    """is_complex(input) -> bool: whether input's dtype is complex; minflow has no complex
-    dtypes, so always False.
+    """is_complex(input) -> bool: whether input's dtype is complex (complex64, complex128).
 
-    >>> minflow.is_complex(minflow.tensor([1.0]))
-    False
+    >>> minflow.is_complex(minflow.tensor([1.0])), minflow.tensor([1j]).is_complex()
+    (False, True)
     """
-    _tensor_arg(input, "is_complex")
-    return False
+    return _tensor_arg(input, "is_complex").dtype.is_complex
 
 
 @public(method=True)
@@ -142,13 +140,14 @@ def is_inference(input):
     return _tensor_arg(input, "is_inference")._is_inference()
 
 
-# ---- complex conjugation, for real tensors -------------------------------------------------
-# minflow has no complex dtypes: conjugation is the identity and never lazy, so the
-# conj / neg bits torch keeps are always unset. Scripts written for both call these.
+# ---- complex conjugation -------------------------------------------------------------------
+# minflow conjugates complex tensors at once (conj_physical) and real ones not at all, so
+# the conj / neg bits torch keeps are always unset. Scripts written for both call these.
 
 @public(method=True)
 def is_conj(input):
-    """is_conj(input) -> bool: whether input's conjugate bit is set; never, for real tensors.
+    """is_conj(input) -> bool: whether input's conjugate bit is set; never, in minflow
+    (``conj`` computes the conjugate).
 
     >>> minflow.ones(1).is_conj()
     False
@@ -170,12 +169,15 @@ def is_neg(input):
 
 @public(method=True)
 def conj(input):
-    """conj(input) -> Tensor: the complex conjugate; a real tensor is returned as it is.
+    """conj(input) -> Tensor: the complex conjugate (computed: a new tensor, not a view
+    with torch's conjugate bit); a real tensor is returned as it is.
 
     >>> x = minflow.ones(2); minflow.conj(x) is x
     True
+    >>> minflow.conj(minflow.tensor([1 + 2j]))
+    tensor([1.-2.j])
     """
-    return _tensor_arg(input, "conj")
+    return F.conj_physical(_tensor_arg(input, "conj"))
 
 
 @public(method=True)
@@ -202,8 +204,8 @@ def resolve_neg(input):
 
 @public(method=True)
 def adjoint(input):
-    """adjoint(input) -> Tensor: the conjugate transpose of the last two dims (a view; the
-    plain transpose for real tensors).
+    """adjoint(input) -> Tensor: the conjugate transpose of the last two dims (a view of
+    real tensors; complex ones are conjugated into a new tensor).
 
     >>> minflow.zeros(4, 2, 3).adjoint().shape
     minflow.Size([4, 3, 2])
@@ -211,7 +213,7 @@ def adjoint(input):
     if _tensor_arg(input, "adjoint").ndim < 2:
         raise RuntimeError(f"adjoint: tensor.adjoint() is only supported on matrices or "
                            f"batches of matrices. Got {input.ndim}-D tensor.")
-    return input.transpose(-2, -1)
+    return conj(input.transpose(-2, -1))
 
 
 @tensor_method("mH")
@@ -237,4 +239,4 @@ def H(self):  # noqa: N802  (torch's name)
         raise RuntimeError(f"H: tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{self.ndim}-D tensor. For batches of matrices, consider using "
                            f"tensor.mH")
-    return self.transpose(0, 1) if self.ndim == 2 else self
+    return conj(self.transpose(0, 1) if self.ndim == 2 else self)

@@ -201,13 +201,14 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor
 
-    Arithmetic mean over ``dim``: sum(x) / n. Needs a floating input (or ``dtype``).
+    Arithmetic mean over ``dim``: sum(x) / n. Needs a floating or complex input (or
+    ``dtype``).
 
     >>> minflow.mean(minflow.tensor([[1., 2.], [3., 4.]]), dim=-1).tolist()
     [1.5, 3.5]
     """
     out_dtype = _as_dtype(dtype) or input.dtype
-    if not out_dtype.is_floating_point:
+    if not out_dtype.is_differentiable:
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
                            f"a floating point or complex dtype. Got: {out_dtype.name}")
     dims = _checked_dims("mean", dim, input.ndim)
@@ -486,7 +487,7 @@ def logsumexp(input, dim, keepdim=False):
     1000.69
     """
     dims = _checked_dims("logsumexp", None if dim == () else dim, input.ndim)
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         input = F.cast(input, dtypes.get_default_dtype())
     if _count(input, dims) == 0:
         return F.log(F.sum(F.exp(input), dims, keepdim=keepdim))

@@ -21,6 +21,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     [1.0, 5.0]
     """
     _checked_dims("nansum", dim, input.ndim)
+    if input.dtype.is_complex:
+        raise RuntimeError("nansum does not support complex inputs (as torch's)")
     return F.sum(_without_nan(input), dim, keepdim, dtype=dtype)
 
 

@@ -80,7 +80,7 @@ _ATTR_TYPES = {
     "float": _is_float,
     "bool": lambda v: isinstance(v, bool),
     "str": lambda v: isinstance(v, str),
-    "scalar": lambda v: isinstance(v, (int, float, bool)),
+    "scalar": lambda v: isinstance(v, (int, float, bool, complex)),
     "dtype": lambda v: isinstance(v, dtypes.DType),
     "device": lambda v: isinstance(v, Device),
     "ints": lambda v: isinstance(v, tuple) and _all_of(_is_int, v),
@@ -92,7 +92,7 @@ _ATTR_TYPES = {
 # classes whose values pass an attr type's check as they are (the rest go through the
 # check function: subclasses, tuples of ints...)
 _EXACT_CLASSES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,),
-                  "scalar": (int, float, bool), "dtype": (dtypes.DType,), "device": (Device,)}
+                  "scalar": (int, float, bool, complex), "dtype": (dtypes.DType,), "device": (Device,)}
 _NONE_TYPE = type(None)
 
 

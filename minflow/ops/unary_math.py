@@ -159,12 +159,15 @@ for _name, _doc, _x, _printed in (
 def isreal(input):
     """isreal(input) -> Tensor
 
-    Elementwise test for a zero imaginary part (bool). minflow has no complex dtypes, so
-    every element of every tensor is real.
+    Elementwise test for a zero imaginary part (bool): every element of a real tensor.
 
     >>> minflow.isreal(minflow.tensor([1.0, float("nan")])).tolist()
     [True, True]
+    >>> minflow.isreal(minflow.tensor([1 + 0j, 2j])).tolist()
+    [True, False]
     """
+    if input.dtype.is_complex:
+        return F.eq(F.imag(input), 0)
     return F.ones_like(input, dtype=dtypes.bool)
 
 
@@ -183,8 +186,7 @@ def positive(input):
     return input
 
 
-public(F.sign, name="sgn", method=True)
-public(F.sign_, name="sgn_", method=True)
+public(F.sign_, name="sgn_", method=True)     # sgn itself: ops/complex.py (z / |z|)
 
 
 def _frexp_infer(input):

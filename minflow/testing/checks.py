@@ -36,7 +36,8 @@ __all__ = ["check_op", "Sample", "OpCheckError", "CheckReport", "CHECKS"]
 CHECKS = ("forward", "dtype", "meta", "non_contiguous", "undeclared_dtype", "gradcheck",
           "gradgradcheck", "graph_grads", "inplace", "out", "errors")
 
-TOLERANCES = {"float16": (3e-3, 3e-3), "float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12)}
+TOLERANCES = {"float16": (3e-3, 3e-3), "float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12),
+              "complex64": (1e-5, 1e-6), "complex128": (1e-10, 1e-12)}
 _ERRORS = (TypeError, ValueError, RuntimeError, IndexError)
 
 
@@ -65,8 +66,10 @@ class Sample:
         self.args, self.kwargs = args, kwargs
 
     def arrays(self, dtype):
-        """The args with floating arrays cast to ``dtype`` (a dtype name)."""
-        return [a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
+        """The args with floating arrays cast to ``dtype`` (a dtype name); complex arrays
+        too, to a complex dtype."""
+        kinds = "fc" if dtype.startswith("complex") else "f"
+        return [a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype.kind in kinds else a
                 for a in self.args]
 
     def __repr__(self):
@@ -81,8 +84,8 @@ class CheckReport:
     >>> Sample = minflow.testing.Sample
     >>> report = minflow.testing.check_op(minflow.exp, [Sample(np.zeros(2))], np.exp,
     ...                                   devices=["cpu"], checks=("forward",))
-    >>> report.counts, report.failures
-    ({'forward': 3, 'dtype': 3}, [])
+    >>> report.counts, report.failures      # float16, float32, float64, complex64, complex128
+    ({'forward': 5, 'dtype': 5}, [])
     """
 
     def __init__(self, name):
@@ -125,7 +128,7 @@ def check_op(fn, samples, reference, *, op=None, dtypes=None, devices=None, grad
     >>> report = minflow.testing.check_op(minflow.exp, [Sample(np.linspace(-1, 1, 6))],
     ...                                   np.exp, devices=["cpu"], checks=("forward", "gradcheck"))
     >>> print(report)
-    check_op(exp): all passed (forward 3, dtype 3, gradcheck 1)
+    check_op(exp): all passed (forward 5, dtype 5, gradcheck 1)
     """
     fn, op = _resolve(fn, op)
     name = op.name if op is not None else getattr(fn, "__name__", "fn")
@@ -192,7 +195,8 @@ def compare(got, expected, rtol, atol):
         return False, float("inf"), float("inf"), f"shape {list(got.shape)} vs {list(expected.shape)}"
     if got.size == 0:
         return True, 0.0, 0.0, None
-    g, e = got.astype(np.float64), expected.astype(np.float64)
+    wide = np.complex128 if "c" in (got.dtype.kind, expected.dtype.kind) else np.float64
+    g, e = got.astype(wide), expected.astype(wide)
     both_nan = np.isnan(g) & np.isnan(e)
     diff = np.where(both_nan | (g == e), 0.0, np.abs(g - e))
     diff = np.where(np.isnan(diff), np.inf, diff)
@@ -201,6 +205,15 @@ def compare(got, expected, rtol, atol):
     ok = bool(np.all(diff <= atol + rtol * np.abs(e)))
     at = np.unravel_index(int(np.argmax(diff)), diff.shape)
     return ok, float(diff.max()), float(rel.max()), list(map(int, at))
+
+
+def _undeclared_array(a, dtype):
+    """A sample array in an undeclared dtype (a complex one's real part, for a real dtype)."""
+    if not isinstance(a, np.ndarray) or a.dtype.kind not in "fiubc":
+        return a
+    if a.dtype.kind == "c" and not dtype.startswith("complex"):
+        a = a.real
+    return a.astype(dtype)
 
 
 def _as_tuple(x):
@@ -299,8 +312,7 @@ class _Run:
             if callable(self.samples) else self.samples
         for dtype in names:
             sample = samples[0]
-            arrays = [a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype.kind in "fiub"
-                      else a for a in sample.args]
+            arrays = [_undeclared_array(a, dtype) for a in sample.args]
             where = self.where(0, sample, dtype)
             try:
                 _, result = self.call(arrays, sample.kwargs)
@@ -437,7 +449,7 @@ def _tensor(a, device, requires_grad=False):
         return a
     from ..core.namespace import F
     t = F.tensor(a, device=device)
-    if requires_grad and t.dtype.is_floating_point:
+    if requires_grad and t.dtype.is_differentiable:
         t.requires_grad_(True)
     return t
 

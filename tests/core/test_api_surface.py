@@ -42,7 +42,8 @@ def test_finfo_values_and_default():
     (lambda: minflow.finfo(minflow.int32), "finfo: expected a floating point dtype, got int32"),
     (lambda: minflow.iinfo(minflow.float32), "iinfo: expected an integer dtype, got float32"),
     (lambda: minflow.iinfo(minflow.bool), "iinfo: minflow.bool is not supported"),
-    (lambda: minflow.finfo("complex64"), "finfo: expected a minflow dtype, got 'complex64'"),
+    (lambda: minflow.finfo("complex32"), "finfo: expected a minflow dtype, got 'complex32'"),
+    (lambda: minflow.iinfo(minflow.complex64), "iinfo: expected an integer dtype, got complex64"),
 ])
 def test_info_errors(call, fragment):
     with pytest.raises(TypeError, match=fragment):

@@ -22,9 +22,20 @@ pytest.importorskip("expecttest")        # torch.testing._internal imports it
 from torch.testing._internal.common_methods_invocations import op_db    # noqa: E402
 
 DTYPES = {getattr(torch, d.name): d for d in minflow.core.dtype.EVERY}
+COMPLEX_DTYPES = {torch.complex64, torch.complex128}
+# the ops with complex kernels: the others refuse complex inputs (tests/core)
+COMPLEX_OPS = {"add", "sub", "mul", "div", "true_divide", "neg", "negative", "pow",
+               "float_power", "exp", "log", "sqrt", "abs", "absolute", "conj", "conj_physical",
+               "resolve_conj", "real", "imag", "angle", "polar", "complex", "view_as_real",
+               "view_as_complex", "sum", "mean", "matmul", "mm", "bmm", "reshape", "view",
+               "transpose", "permute", "cat", "stack", "index_select", "select", "eq", "ne",
+               "isclose", "allclose", "sgn", "where", "fft.fft", "fft.ifft", "fft.fft2",
+               "fft.ifft2", "fft.fftn", "fft.ifftn", "fft.hfft", "fft.hfft2", "fft.hfftn",
+               "fft.irfft", "fft.irfft2", "fft.irfftn", "fft.fftshift", "fft.ifftshift",
+               "linalg.eig", "linalg.eigvals"}
 # absolute and relative tolerance per result dtype: numpy and torch round differently
 TOLERANCE = {"float16": (1e-3, 1e-3), "bfloat16": (1e-5, 1.6e-2), "float32": (1e-5, 1.3e-5),
-             "float64": (1e-7, 1e-7)}
+             "float64": (1e-7, 1e-7), "complex64": (1e-5, 1.3e-5), "complex128": (1e-7, 1e-7)}
 # ops whose values are random draws: only dtypes and shapes are compared
 RANDOM = {"bernoulli", "multinomial", "normal", "rand_like", "randint_like", "randn_like",
           "nn.functional.dropout", "nn.functional.dropout2d", "nn.functional.dropout3d",
@@ -65,7 +76,10 @@ def cases():
         if comparable(opinfo) is None:
             continue
         name = opinfo.name + (f".{opinfo.variant_test_name}" if opinfo.variant_test_name else "")
-        for dtype in sorted(opinfo.supported_dtypes("cpu") & DTYPES.keys(), key=str):
+        dtypes = opinfo.supported_dtypes("cpu") & DTYPES.keys()
+        if opinfo.name not in COMPLEX_OPS:
+            dtypes -= COMPLEX_DTYPES
+        for dtype in sorted(dtypes, key=str):
             result.append((f"{name}-{str(dtype)[6:]}", opinfo, dtype))
     return result
 
@@ -88,7 +102,8 @@ def to_minflow(obj, storages=None):
             raise Unconvertible(f"tensor of dtype {obj.dtype}")
         if obj.is_meta or obj.dim() > 64:        # numpy holds data and at most 64 dims
             raise Unconvertible(f"{obj.dim()}-d tensor on {obj.device}")
-        if storages is None or obj.requires_grad:
+        # a conjugate view's storage holds the unconjugated values: copied, resolved
+        if storages is None or obj.requires_grad or obj.is_conj():
             result = minflow.tensor(_numpy(obj), dtype=DTYPES[obj.dtype])
         else:
             result = minflow.from_numpy(_aliased_array(obj, storages))
@@ -112,7 +127,7 @@ def to_minflow(obj, storages=None):
 
 def _numpy(t):
     """A torch tensor's values as a numpy array of its dtype (bfloat16: ml_dtypes')."""
-    t = t.detach().cpu()
+    t = t.detach().cpu().resolve_conj()
     if t.dtype is torch.bfloat16:
         return t.view(torch.int16).numpy().view(minflow.bfloat16.np)
     return t.numpy()
@@ -177,8 +192,9 @@ def compare_tensor(expected, got, values, where):
     atol, rtol = TOLERANCE.get(got.dtype.name, (0, 0))
     if got.dtype is minflow.bfloat16:       # compared as float32, which holds it exactly
         expected, got = expected.float(), got.float()
-    e, g = expected.numpy(force=True), got.detach().cpu().numpy()   # force: ZeroTensor grads
-    if e.dtype.kind == "f":
+    # force: ZeroTensor grads; resolve_conj: torch's lazily conjugated results
+    e, g = expected.resolve_conj().numpy(force=True), got.detach().cpu().numpy()
+    if e.dtype.kind in "fc":
         close = np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
     else:
         close = g == e
@@ -239,13 +255,15 @@ def compare_projected_grads(t_outs, m_outs, t_inputs, m_inputs):
     """Differences between the float64 gradients, with respect to the inputs, of a fixed
     random projection of the outputs (one torch list, one minflow list of each)."""
     rng = np.random.default_rng(0)
-    cotangents = [rng.standard_normal(tuple(t.shape)) for t in t_outs]
+    cotangents = [rng.standard_normal(tuple(t.shape)) + (1j * rng.standard_normal(
+        tuple(t.shape)) if t.is_complex() else 0) for t in t_outs]
     t_grads = torch.autograd.grad(t_outs, t_inputs, [torch.tensor(c) for c in cotangents],
                                   allow_unused=True)
     try:
         m_grads = minflow.autograd.grad(m_outs, m_inputs,
-                                        [minflow.tensor(c, dtype=minflow.float64)
-                                         for c in cotangents], allow_unused=True)
+                                        [minflow.tensor(c, dtype=o.dtype)
+                                         for c, o in zip(cotangents, m_outs)],
+                                        allow_unused=True)
     except Exception as err:
         return [f"grad: raised {type(err).__name__}: {err}"]
     diffs = []

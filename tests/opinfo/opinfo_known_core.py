@@ -17,8 +17,6 @@ _MATRIX_EXP_F32 = ("float32 rounding on a batched sample with results near 1e4: 
                    " both miss the float64 result by ~5e-2, at different entries")
 _SVD_SIGNS = ("singular vectors are defined up to sign and numpy's LAPACK call picks other signs "
               "than torch's; the gradient samples also need Tensor.mH, which minflow lacks")
-_NO_COMPLEX = ("linalg.eig and linalg.eigvals return complex tensors and minflow has no complex "
-               "dtype: both raise a RuntimeError that says so (use eigh for symmetric matrices)")
 _PARTIAL_VIEWS = ("the samples are views into a larger storage; the harness copies each input "
                   "into a tensor of its own, and as_strided reads the storage (offsets are "
                   "counted from its start), so other elements are read")
@@ -30,10 +28,6 @@ KNOWN = {
        for dtype in ("bfloat16", "bool", "float16", "float32", "float64", "int16", "int32",
                      "int64", "int8", "uint8")},
     "as_strided_scatter-float64": _SCATTER_GRAD,
-    "linalg.eig-float32": _NO_COMPLEX,
-    "linalg.eig-float64": _NO_COMPLEX,
-    "linalg.eigvals-float32": _NO_COMPLEX,
-    "linalg.eigvals-float64": _NO_COMPLEX,
     "kthvalue-int32": _PARTIAL_SORT,
     "kthvalue-int64": _PARTIAL_SORT,
     "matrix_exp-float16": _LINALG_HALF,

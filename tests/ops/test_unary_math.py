@@ -63,8 +63,7 @@ UNARY = {
 }
 
 ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
-           "arccosh": "acosh", "arctanh": "atanh", "absolute": "abs", "negative": "neg",
-           "sgn": "sign"}
+           "arccosh": "acosh", "arctanh": "atanh", "absolute": "abs", "negative": "neg"}
 
 EDGES = [NAN, -INF, INF, -0.0, 0.0, 1e-8, -3.0, -1.0, -0.75, -0.5, 0.25, 0.5, 0.9, 1.0,
          1.5, 2.0, 7.5, 100.0]

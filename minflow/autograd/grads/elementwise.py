@@ -1,5 +1,9 @@
 """Grad functions of the elementwise ops: each one captures what apply needs, and apply
-is written with minflow ops, so it can itself be differentiated."""
+is written with minflow ops, so it can itself be differentiated.
+
+For complex inputs the local derivatives are conjugated (torch's convention, see
+minflow/ops/complex.py); ``conj`` leaves real tensors as they are."""
+import cmath
 import math
 
 from ...core.dispatch import apply
@@ -7,7 +11,7 @@ from ...core.namespace import F
 from ...core.tensor import Tensor
 from ...ops.elementwise import SIGMOID_GRAD, TANH_GRAD
 from ..node import GradFunction, register_grad
-from .util import broadcast_shapes_of, is_tensor, shape_of, sum_to
+from .util import broadcast_shapes_of, conj, is_tensor, shape_of, sum_to
 
 
 class UnaryGrad(GradFunction):
@@ -44,13 +48,15 @@ class NegGrad(GradFunction):
 
 @_unary("abs")
 def _abs(grad_out, x):
-    """d|x| = sign(x) (0 at 0, as PyTorch)."""
+    """d|x| = sign(x) (0 at 0, as PyTorch); for complex x, sgn(x) = x / |x|."""
+    if x.dtype.is_complex:
+        return grad_out * F.where(F.eq(x, 0), 0.0, x / F.abs(x))
     return grad_out * F.sign(x)
 
 
 @_unary("exp", save="output")
 def _exp(grad_out, out):
-    return grad_out * out
+    return grad_out * conj(out)
 
 
 @_unary("expm1", save="output")
@@ -60,7 +66,7 @@ def _expm1(grad_out, out):
 
 @_unary("log")
 def _log(grad_out, x):
-    return grad_out / x
+    return grad_out / conj(x)
 
 
 @_unary("log1p")
@@ -70,7 +76,7 @@ def _log1p(grad_out, x):
 
 @_unary("sqrt", save="output")
 def _sqrt(grad_out, out):
-    return grad_out / (out * 2)
+    return grad_out / (conj(out) * 2)
 
 
 @_unary("rsqrt", save="output")
@@ -202,8 +208,8 @@ class MulGrad(BinaryGrad):
         x, y = ctx.saved_tensors
         sx, sy = ctx.scalars
         need_x, need_y = ctx.needs_input_grad
-        return (grad_out * (y if y is not None else sy) if need_x else None,
-                grad_out * (x if x is not None else sx) if need_y else None)
+        return (grad_out * conj(y if y is not None else sy) if need_x else None,
+                grad_out * conj(x if x is not None else sx) if need_y else None)
 
 
 @register_grad("div")
@@ -224,8 +230,8 @@ class DivGrad(BinaryGrad):
         y, out = ctx.saved_tensors
         y = y if y is not None else ctx.scalar_y
         need_x, need_y = ctx.needs_input_grad
-        return (grad_out / y if need_x else None,
-                -grad_out * out / y if need_y else None)
+        return (grad_out / conj(y) if need_x else None,
+                -grad_out * conj(out) / conj(y) if need_y else None)
 
     def apply(self, ctx, grad_out):
         if ctx.rounding is not None:       # trunc / floor division: piecewise constant
@@ -265,23 +271,26 @@ class PowGrad(BinaryGrad):
         if need_x:
             if is_tensor(y):
                 # NOTE: d(x^0)/dx is 0 even at x = 0, where x^(y-1) would be inf.
-                grad_x = F.where(F.eq(y, 0), 0.0, grad_out * y * F.pow(x, y - 1))
+                grad_x = F.where(F.eq(y, 0), 0.0, grad_out * conj(y * F.pow(x, y - 1)))
             else:
-                grad_x = grad_out * 0.0 if y == 0 else grad_out * y * F.pow(x, y - 1)
+                grad_x = grad_out * 0.0 if y == 0 else grad_out * conj(y * F.pow(x, y - 1))
         if need_y:
-            grad_y = grad_out * out * _log_base(x, y)
+            grad_y = grad_out * conj(out * _log_base(x, y))
         return grad_x, grad_y
 
 
 def _log_base(x, y):
     """log x for the exponent's gradient, with PyTorch's rule at x = 0: 0 where y >= 0
     (not 0 * -inf = nan), log 0 = -inf where y < 0 (so the gradient is +-inf)."""
+    y_nonnegative = F.ge(F.real(y), 0) if is_tensor(y) else y.real >= 0
     if is_tensor(x):
         # NOTE: log(1) there rather than where(..., 0, log(x)): log's backward 1/x would
         # give 0 / 0 = nan in double backward
-        return F.log(F.where(F.logical_and(F.eq(x, 0), F.ge(y, 0)), 1.0, x))
+        return F.log(F.where(F.logical_and(F.eq(x, 0), y_nonnegative), 1.0, x))
     if x == 0:
-        return F.where(F.ge(y, 0), 0.0, F.full_like(y, -math.inf))
+        return F.where(y_nonnegative, 0.0, F.full_like(F.real(y), -math.inf))
+    if isinstance(x, complex) or y.dtype.is_complex:
+        return cmath.log(x)
     return math.log(x) if x > 0 else math.nan
 
 
@@ -368,6 +377,8 @@ class CastGrad(GradFunction):
         ctx.dtype = inputs[0].dtype
 
     def apply(self, ctx, grad_out):
+        if grad_out.dtype.is_complex and not ctx.dtype.is_complex:
+            grad_out = F.real(grad_out)     # the input was real: only the real part flows
         return F.cast(grad_out, ctx.dtype)
 
 

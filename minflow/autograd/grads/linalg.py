@@ -7,7 +7,7 @@ from ...core.namespace import F
 from ...core.grad_mode import state as grad_state
 from ...ops.linalg import EINSUM, LINEAR_GRAD, LINEAR_GRAD_PARAMS, MATMUL
 from ..node import GradFunction, register_grad
-from .util import sum_to
+from .util import conj, sum_to
 
 
 def _mm(a, b, ta=False, tb=False):
@@ -26,7 +26,7 @@ class MatmulGrad(GradFunction):
         ctx.save_for_backward(a, b)
 
     def apply(self, ctx, grad_out):
-        a, b = ctx.saved_tensors
+        a, b = (conj(t) for t in ctx.saved_tensors)    # complex: products with A^H, B^H
         ta, tb = ctx.ta, ctx.tb
         sa, sb = ctx.shapes
         a2 = a.reshape((1,) + sa) if len(sa) == 1 else a

@@ -32,3 +32,12 @@ def shape_of(x):
 
 def is_tensor(x):
     return isinstance(x, Tensor)
+
+
+def conj(x):
+    """The complex conjugate of a tensor or a Python number; real ones as they are (no op
+    runs). Grads of complex ops multiply by conjugated local derivatives (torch's
+    convention: grad_in = grad_out * conj(df/dz) for holomorphic f)."""
+    if isinstance(x, Tensor):
+        return F.conj_physical(x) if x.dtype.is_complex else x
+    return x.conjugate() if isinstance(x, complex) else x

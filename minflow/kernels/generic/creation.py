@@ -1,13 +1,13 @@
 """Kernels of the creation ops."""
 import numpy as np
 
-from ...core.dtype import ALL, FLOATS, INTS, NUMERIC
+from ...core.dtype import ALL_AND_COMPLEX, FLOATS, INTS, NUMERIC
 from ...core.random import generator_for
 from ...ops.creation import arange_length
 from ..registry import register_kernel
 
 
-@register_kernel("full", ("cpu", "cuda"), ALL)
+@register_kernel("full", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def full(xp, shape, fill_value, dtype, device):
     # NOTE: not xp.full, which is Python around empty + copyto and twice as slow on small
     # arrays; numpy's fill also raises for nan or inf into ints, as torch, where full wraps
@@ -16,7 +16,7 @@ def full(xp, shape, fill_value, dtype, device):
     return out
 
 
-@register_kernel("empty", ("cpu", "cuda"), ALL)
+@register_kernel("empty", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def empty(xp, shape, dtype, device):
     return xp.empty(shape, dtype=dtype.np)
 
@@ -63,7 +63,7 @@ def _fused_type(xp, dtype):
     return None
 
 
-@register_kernel("eye", ("cpu", "cuda"), ALL)
+@register_kernel("eye", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def eye(xp, n, m, dtype, device):
     return xp.eye(n, m, dtype=dtype.np)
 

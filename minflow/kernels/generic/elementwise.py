@@ -4,13 +4,15 @@ Most are the array library's ufuncs registered as they are; the rest are a few l
 """
 import numpy as np
 
-from ...core.dtype import ALL, FLOATS, INTS, NUMERIC, DTypeError, bool as bool_, float16
+from ...core.dtype import ALL, COMPLEX, FLOATS, INTS, NUMERIC, DTypeError, bool as bool_, float16
 from ..registry import register_array_function, register_kernel
 
 SIGNED = NUMERIC
 
 for _op, _fn in (("neg", "negative"), ("abs", "absolute"), ("square", "square")):
     register_array_function(_op, _fn, SIGNED)
+register_array_function("neg", "negative", COMPLEX)
+register_array_function("abs", "absolute", COMPLEX)     # a real result, as torch
 register_array_function("sign", "sign", INTS)
 register_array_function("sign", "copy", (bool_,))
 
@@ -35,6 +37,8 @@ for _op, _fn in (("exp", "exp"), ("expm1", "expm1"), ("log", "log"), ("log1p", "
                  ("sqrt", "sqrt"), ("reciprocal", "reciprocal"), ("sin", "sin"),
                  ("cos", "cos"), ("tanh", "tanh")):
     register_array_function(_op, _fn, FLOATS)
+for _op in ("exp", "log", "sqrt"):
+    register_array_function(_op, _op, COMPLEX)
 
 
 @register_kernel("rsqrt", ("cpu", "cuda"), FLOATS)
@@ -75,6 +79,8 @@ for _op, _fn in (("add", "add"), ("sub", "subtract"), ("maximum", "maximum"),
                  ("minimum", "minimum")):
     register_array_function(_op, _fn, NUMERIC)
 register_array_function("mul", "multiply", tuple(d for d in NUMERIC if d is not float16))
+for _op, _fn in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("pow", "power")):
+    register_array_function(_op, _fn, COMPLEX)
 _NUMBERS = (int, float)
 
 
@@ -141,6 +147,14 @@ def pow_bool(xp, input, exponent):
     return xp.logical_or(input, not exponent)
 
 
+@register_kernel("div", ("cpu", "cuda"), COMPLEX)
+def div_complex(xp, input, other, rounding_mode):
+    if rounding_mode is not None:
+        raise RuntimeError(f"div: rounding_mode={rounding_mode!r} is not implemented for "
+                           f"complex tensors (there is no order to round in)")
+    return xp.true_divide(input, other)
+
+
 @register_kernel("div", ("cpu", "cuda"), NUMERIC)
 def div(xp, input, other, rounding_mode):
     if rounding_mode is None:
@@ -162,11 +176,15 @@ def div(xp, input, other, rounding_mode):
 for _op, _fn in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
                  ("gt", "greater"), ("ge", "greater_equal")):
     register_array_function(_op, _fn, ALL)
+register_array_function("eq", "equal", COMPLEX)
+register_array_function("ne", "not_equal", COMPLEX)
 for _op in ("logical_and", "logical_or", "logical_xor", "logical_not"):
     register_array_function(_op, _op, ALL)
 register_array_function("isnan", "isnan", FLOATS)
 register_array_function("isfinite", "isfinite", FLOATS)
 register_array_function("isinf", "isinf", FLOATS)
+for _op in ("isnan", "isfinite", "isinf"):
+    register_array_function(_op, _op, COMPLEX)
 register_kernel("isnan", ("cpu", "cuda"), INTS + (bool_,))(lambda xp, x: xp.zeros(x.shape, bool))
 register_kernel("isinf", ("cpu", "cuda"), INTS + (bool_,))(lambda xp, x: xp.zeros(x.shape, bool))
 register_kernel("isfinite", ("cpu", "cuda"), INTS + (bool_,))(lambda xp, x: xp.ones(x.shape, bool))
@@ -198,7 +216,7 @@ def bitwise_right_shift(xp, input, other):
     return xp.where(valid, xp.right_shift(input, amounts), sign_fill).astype(input.dtype)
 
 
-@register_kernel("where", ("cpu", "cuda"), ALL)
+@register_kernel("where", ("cpu", "cuda"), ALL + COMPLEX)
 def where(xp, condition, input, other):
     return xp.where(condition, input, other)
 
@@ -225,7 +243,7 @@ def masked_fill(xp, input, mask, value):
 _SCRATCH = 65536
 
 
-@register_kernel("add_scaled_", ("cpu", "cuda"), FLOATS)
+@register_kernel("add_scaled_", ("cpu", "cuda"), FLOATS + COMPLEX)
 def add_scaled_(xp, input, other, alpha):
     if other.size <= _SCRATCH or other.ndim == 0:
         input += xp.multiply(other, alpha)

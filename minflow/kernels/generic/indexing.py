@@ -5,7 +5,7 @@ cupy's fancy indexing wraps out-of-range indices silently.
 """
 import numpy as np
 
-from ...core.dtype import ALL
+from ...core.dtype import ALL_AND_COMPLEX
 from ..registry import register_kernel
 
 
@@ -42,19 +42,19 @@ def _key(xp, input, indices, dims, op):
     return tuple(key)
 
 
-@register_kernel("getitem", ("cpu", "cuda"), ALL)
+@register_kernel("getitem", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def getitem(xp, input, index):
     return input[index + (Ellipsis,)]     # the Ellipsis keeps a 0-d result a view, not a scalar
 
 
-@register_kernel("getitem_scatter", ("cpu", "cuda"), ALL)
+@register_kernel("getitem_scatter", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def getitem_scatter(xp, input, src, index):
     out = input.copy()
     out[index] = src
     return out
 
 
-@register_kernel("index", ("cpu", "cuda"), ALL)
+@register_kernel("index", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def index(xp, input, indices, dims):
     out = input[_key(xp, input, indices, dims, "index")]
     # NOTE: numpy lays x[:, idx] out with the indexed dim outermost; torch's result of a
@@ -62,7 +62,7 @@ def index(xp, input, indices, dims):
     return xp.ascontiguousarray(out) if input.flags.c_contiguous else out
 
 
-@register_kernel("index_put", ("cpu", "cuda"), ALL)
+@register_kernel("index_put", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def index_put(xp, input, indices, values, dims, accumulate):
     out = input.copy()
     key = _key(xp, out, indices, dims, "index_put")
@@ -73,7 +73,7 @@ def index_put(xp, input, indices, values, dims, accumulate):
     return out
 
 
-@register_kernel("nonzero", ("cpu", "cuda"), ALL)
+@register_kernel("nonzero", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def nonzero(xp, input):
     return xp.argwhere(input)
 
@@ -94,7 +94,7 @@ def _at_least_1d(*arrays):
     return [a.reshape(1) if a.ndim == 0 else a for a in arrays]
 
 
-@register_kernel("gather", ("cpu", "cuda"), ALL)
+@register_kernel("gather", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def gather(xp, input, index, dim):
     if index.size == 0:             # any shape goes, as torch's
         return xp.empty(index.shape, input.dtype)
@@ -117,11 +117,11 @@ def _scatter(xp, input, index, src, dim, accumulate, op):
     return out
 
 
-@register_kernel("scatter", ("cpu", "cuda"), ALL)
+@register_kernel("scatter", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def scatter(xp, input, index, src, dim):
     return _scatter(xp, input, index, src, dim, False, "scatter")
 
 
-@register_kernel("scatter_add", ("cpu", "cuda"), ALL)
+@register_kernel("scatter_add", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def scatter_add(xp, input, index, src, dim):
     return _scatter(xp, input, index, src, dim, True, "scatter_add")

@@ -1,10 +1,10 @@
 """Linear algebra kernels, written once against the array module (numpy or cupy)."""
-from ...core.dtype import NUMERIC
+from ...core.dtype import COMPLEX, NUMERIC
 from ..registry import register_kernel
 from .opmath import in_float32, into
 
 
-@register_kernel("matmul", ("cpu", "cuda"), NUMERIC, out=True)
+@register_kernel("matmul", ("cpu", "cuda"), NUMERIC + COMPLEX, out=True)
 def matmul(xp, input, other, transpose_input, transpose_other, out=None):
     if transpose_input:
         input = xp.swapaxes(input, -1, -2)

@@ -8,7 +8,7 @@ through ``out=``: one or two scratch arrays per call, the decayed gradient among
 NOTE: a fresh temporary is made as ``out=xp.empty_like(...)``: on a 0-d array a ufunc
 returns a numpy scalar otherwise, which cannot serve as a later ``out=``.
 """
-from ...core.dtype import FLOATS
+from ...core.dtype import COMPLEX, FLOATS
 from ..registry import register_kernel
 from .elementwise import add_scaled_
 
@@ -51,7 +51,7 @@ def _addcdiv_(xp, target, value, num, denom, spare):
     target += scaled
 
 
-@register_kernel("sgd_update", BOTH, FLOATS, overwrites=("grad",))
+@register_kernel("sgd_update", BOTH, FLOATS + COMPLEX, overwrites=("grad",))
 def sgd_update(xp, param, grad, momentum_buffer, scalars, lr, momentum, dampening,
                weight_decay, nesterov, maximize, init_buffer, overwrite=False):
     # overwrite: grad dies here (graph plans), so it serves as the scratch array
@@ -77,7 +77,7 @@ def sgd_update(xp, param, grad, momentum_buffer, scalars, lr, momentum, dampenin
     return param
 
 
-@register_kernel("sgd_update_foreach", BOTH, FLOATS)
+@register_kernel("sgd_update_foreach", BOTH, FLOATS + COMPLEX)
 def sgd_update_foreach(xp, params, grads, momentum_buffers, scalars, lr, momentum,
                        dampening, weight_decay, nesterov, maximize, init_buffer):
     if scalars is not None:

@@ -5,18 +5,18 @@ function forms add about 1 us of Python dispatch per call, the methods go straig
 """
 import numpy as np
 
-from ...core.dtype import ALL, FLOATS, NUMERIC
+from ...core.dtype import ALL, COMPLEX, FLOATS, NUMERIC
 from ..registry import register_kernel
 
 
 def _accumulate(xp, x, dtype):
     """The dtype to sum in: ``dtype`` if given, else int64 for ints and bools; float16 sums
     in float32 (the dispatcher casts the result back), as torch does."""
-    out = dtype.np if dtype is not None else (x.dtype if x.dtype.kind == "f" else xp.int64)
+    out = dtype.np if dtype is not None else (x.dtype if x.dtype.kind in "fc" else xp.int64)
     return xp.float32 if out == xp.float16 else out
 
 
-@register_kernel("sum", ("cpu", "cuda"), ALL, out=True)
+@register_kernel("sum", ("cpu", "cuda"), ALL + COMPLEX, out=True)
 def sum_(xp, x, dim, keepdim, dtype, out=None):
     if x.__class__ is np.ndarray:
         # np.add.reduce is what ndarray.sum runs, called from here so that an overflow

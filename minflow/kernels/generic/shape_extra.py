@@ -1,6 +1,6 @@
 """Kernels of unfold (a strided view) and its backward, written once against the array
 module."""
-from ...core.dtype import ALL
+from ...core.dtype import ALL_AND_COMPLEX
 from ...ops.shape_extra import unfold_shape
 from ..registry import register_kernel
 
@@ -16,10 +16,10 @@ def unfold_view(xp, x, dimension, size, step):
     return xp.lib.stride_tricks.as_strided(x, shape, tuple(strides) + (x.strides[dimension],))
 
 
-register_kernel("unfold", ("cpu", "cuda"), ALL)(unfold_view)
+register_kernel("unfold", ("cpu", "cuda"), ALL_AND_COMPLEX)(unfold_view)
 
 
-@register_kernel("unfold_grad", ("cpu", "cuda"), ALL)
+@register_kernel("unfold_grad", ("cpu", "cuda"), ALL_AND_COMPLEX)
 def unfold_grad(xp, grad_out, input_size, dimension, size, step):
     out = xp.zeros(input_size, grad_out.dtype)
     if not input_size:

@@ -1,5 +1,5 @@
 """Kernels of the sorting ops, written once against the array module (numpy or cupy)."""
-from ...core.dtype import ALL, INTS, NUMERIC
+from ...core.dtype import ALL, COMPLEX, INTS, NUMERIC
 from ...ops.sorting import run_starts
 from ..registry import register_kernel
 
@@ -59,7 +59,7 @@ def flip(xp, x, dims):
     return xp.flip(x, dims).copy() if dims else x.copy()
 
 
-@register_kernel("roll", ("cpu", "cuda"), ALL)
+@register_kernel("roll", ("cpu", "cuda"), ALL + COMPLEX)
 def roll(xp, x, shifts, dims):
     return xp.roll(x, shifts, axis=dims) if dims else x.copy()
 

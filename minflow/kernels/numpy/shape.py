@@ -1,11 +1,11 @@
 """Numpy-only shape kernels: expand without np.broadcast_to's Python layers."""
 import numpy as np
 
-from ...core.dtype import ALL
+from ...core.dtype import ALL_AND_COMPLEX
 from ..registry import register_kernel
 
 
-@register_kernel("expand", "cpu", ALL)
+@register_kernel("expand", "cpu", ALL_AND_COMPLEX)
 def expand(x, shape):
     """A read-only view of ``x`` with stride 0 along the broadcast dims, as broadcast_to
     makes (which costs twice this, in Python, on small tensors)."""
