@@ -153,23 +153,32 @@ def _svd_vectors_grad(U, S, Vh, grad_U, grad_S, grad_Vh, m, n):
     return F.matmul(U, F.matmul(inner, Vh))
 
 
-@register_grad("linalg_eigh")
-class LinalgEighGrad(GradFunction):
-    """A = V diag(L) V^T: grad_A = V (skew(V^T g_V) / 2 / E + diag(g_L)) V^T with
-    E_ij = L_j - L_i (torch's linalg_eig_backward, Hermitian case; eigenvector grads need
-    distinct eigenvalues). Like torch's, the result is not symmetrised."""
+class EigenGrad(GradFunction):
+    """The capture both eigendecompositions share: the outputs, and whether eigenvectors
+    were computed (without them the eigenvalues are not differentiable here)."""
 
     def capture(self, ctx, inputs, outputs, attrs):
         ctx.materialize_grads = False
         ctx.compute_v = attrs["compute_v"]
         ctx.save_for_backward(*outputs)
 
-    def apply(self, ctx, grad_L, grad_V):
+    def eigenpairs(self, ctx, name):
+        """(L, V) saved in forward; a clear error where V was not computed."""
         if not ctx.compute_v:
-            raise RuntimeError("linalg.eigh: the eigenvalues alone are not differentiable "
-                               "here; compute the eigenvectors too (eigvalsh does so when its "
-                               "input requires grad)")
-        L, V = ctx.saved_tensors
+            raise RuntimeError(f"linalg.{name}: the eigenvalues alone are not differentiable "
+                               f"here; compute the eigenvectors too (eigvals{name[3:]} does "
+                               f"so when its input requires grad)")
+        return ctx.saved_tensors
+
+
+@register_grad("linalg_eigh")
+class LinalgEighGrad(EigenGrad):
+    """A = V diag(L) V^T: grad_A = V (skew(V^T g_V) / 2 / E + diag(g_L)) V^T with
+    E_ij = L_j - L_i (torch's linalg_eig_backward, Hermitian case; eigenvector grads need
+    distinct eigenvalues). Like torch's, the result is not symmetrised."""
+
+    def apply(self, ctx, grad_L, grad_V):
+        L, V = self.eigenpairs(ctx, "eigh")
         if grad_V is None:
             return F.matmul(F.mul(V, F.unsqueeze(grad_L, -2)), mT(V))
         inner = F.mul(_skew(F.matmul(mT(V), grad_V)), 0.5)
