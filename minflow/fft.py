@@ -16,6 +16,7 @@ from .core.namespace import F as _F
 from .core.tensor import Tensor as _Tensor
 from .ops.fft import FFT_C2C as _C2C, FFT_C2R as _C2R, FFT_R2C as _R2C, NORMS as _NORMS
 from .ops.fft import swapped as _swapped
+from .ops.infer import check_int as _check_int
 from .ops.join import PAD as _PAD
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
@@ -49,7 +50,9 @@ def _dims(name, input, s, dim):
     if dim is None:
         dims = list(range(ndim - len(s), ndim)) if s is not None else list(range(ndim))
     else:
-        dims = [dim] if isinstance(dim, int) else list(dim)
+        dims = [_check_int(f"fft.{name}", "dim", d) for d in _listed(dim)]
+    if s is not None:
+        s = [_check_int(f"fft.{name}", "n" if len(s) == 1 else "s", n) for n in s]
     if s is not None and len(s) != len(dims):
         raise RuntimeError(f"fft.{name}: When given, dim and shape arguments must have the "
                            f"same length, got s={list(s)} and dim={dims}")
@@ -328,9 +331,19 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     return result.requires_grad_() if requires_grad else result
 
 
-def _shift_dims(input, dim):
-    dims = range(input.ndim) if dim is None else [dim] if isinstance(dim, int) else dim
-    return tuple(dims)
+def _listed(dim):
+    """An int or a sequence of ints as a list (anything else as a one-item list, for the
+    int check to name)."""
+    return list(dim) if isinstance(dim, (list, tuple)) else [dim]
+
+
+def _shift_dims(name, input, dim):
+    if not isinstance(input, _Tensor):
+        raise TypeError(f"fft.{name}: expected input to be a Tensor, got "
+                        f"{type(input).__name__}")
+    if dim is None:
+        return tuple(range(input.ndim))
+    return tuple(_check_int(f"fft.{name}", "dim", d) for d in _listed(dim))
 
 
 def fftshift(input, dim=None):
@@ -340,7 +353,7 @@ def fftshift(input, dim=None):
     >>> minflow.fft.fftshift(minflow.fft.fftfreq(4))
     tensor([-0.5000, -0.2500,  0.0000,  0.2500])
     """
-    dims = _shift_dims(input, dim)
+    dims = _shift_dims("fftshift", input, dim)
     return _F.roll(input, tuple(input.shape[d] // 2 for d in dims), dims) if dims else input
 
 
@@ -351,5 +364,5 @@ def ifftshift(input, dim=None):
     >>> minflow.fft.ifftshift(minflow.fft.fftshift(minflow.fft.fftfreq(5))).tolist()[:2]
     [0.0, 0.20000000298023224]
     """
-    dims = _shift_dims(input, dim)
+    dims = _shift_dims("ifftshift", input, dim)
     return _F.roll(input, tuple(-(input.shape[d] // 2) for d in dims), dims) if dims else input

@@ -36,21 +36,21 @@ class LinearCrossEntropyOptions:
 def _check(input, linear_weight, linear_bias):
     """torch's shape checks; (batch dims, classes, out_features)."""
     if input.ndim < 1 or input.ndim > 2:
-        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+        raise RuntimeError(f"linear_cross_entropy: expected input with dimensionality 1 or 2, got {input.ndim}")
     if linear_weight.ndim < 2:
-        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+        raise RuntimeError(f"linear_cross_entropy: expected linear_weight with dimensionality at least 2, got "
                            f"{linear_weight.ndim}")
     in_features = input.shape[-1]
     if in_features != linear_weight.shape[-1]:
-        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
+        raise RuntimeError(f"linear_cross_entropy: expected equal input and linear_weight last dimensions "
                            f"(in_features), got {in_features} and {linear_weight.shape[-1]}, "
                            f"respectively")
     classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
     if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
-        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got "
+        raise RuntimeError(f"linear_cross_entropy: expected linear_bias shape {(classes, *out_features)}, got "
                            f"{tuple(linear_bias.shape)}")
     if out_features and input.ndim == 1:
-        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+        raise RuntimeError(f"linear_cross_entropy: K-dimensional loss defined by linear_weight shape "
                            f"{tuple(linear_weight.shape)} requires batched input, (N, "
                            f"{in_features}), got unbatched input with shape "
                            f"{tuple(input.shape)}")

@@ -10,6 +10,7 @@ from ..core.functional import public
 from ..core.namespace import F
 from ..core.tensor import Tensor
 from .fold import fold
+from .infer import check_int, check_tensor
 from .join import pad
 
 
@@ -36,6 +37,9 @@ def _window(name, window, n_fft, win_length, input, where):
 
 
 def _lengths(where, n_fft, hop_length, win_length):
+    n_fft = check_int(where, "n_fft", n_fft)
+    hop_length = None if hop_length is None else check_int(where, "hop_length", hop_length)
+    win_length = None if win_length is None else check_int(where, "win_length", win_length)
     hop_length = n_fft // 4 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
     if hop_length <= 0:
@@ -64,9 +68,12 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     >>> minflow.stft(x, 8, window=minflow.hann_window(8), return_complex=True).shape
     minflow.Size([5, 9])
     """
-    if not isinstance(input, Tensor) or input.ndim not in (1, 2):
-        got = f"{input.ndim}D" if isinstance(input, Tensor) else type(input).__name__
-        raise RuntimeError(f"stft: expected a 1D or 2D tensor, got {got}")
+    check_tensor("stft", "input", input)
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"stft: expected a 1D or 2D tensor, got {input.ndim}D")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"stft: expected a floating point or complex input, got "
+                           f"{input.dtype.name}")
     hop_length, win_length = _lengths("stft", n_fft, hop_length, win_length)
     where = _signature("stft", input, n_fft, hop_length, win_length)
     complex_in = input.dtype.is_complex or (isinstance(window, Tensor) and

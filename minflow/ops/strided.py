@@ -16,6 +16,7 @@ from ..core.functional import public, tensor_method
 from ..core.grad_mode import state as grad_state
 from ..core.namespace import F
 from ..core.tensor import Tensor
+from .infer import check_int
 from .registry import Attr, define_op
 
 __all__ = ["as_strided", "as_strided_", "as_strided_scatter"]
@@ -79,7 +80,8 @@ def _check_geometry(size, stride, storage_offset, input):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {list(stride)}")
     numel, input_offset = _storage(input)
-    offset = input_offset if storage_offset is None else storage_offset
+    offset = input_offset if storage_offset is None else check_int(
+        "as_strided", "storage_offset", storage_offset)
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     needed = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0

@@ -15,9 +15,12 @@ __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general
 
 
 def _check(name, M, dtype):
-    if not isinstance(M, int) or isinstance(M, bool) or M < 0:
-        raise ValueError(f"signal.windows.{name}: requires a non-negative integer window "
-                         f"length, got M={M!r}")
+    if not isinstance(M, int) or isinstance(M, bool):     # torch: a TypeError
+        raise TypeError(f"signal.windows.{name}: expected M to be an int, got {M!r} "
+                        f"({type(M).__name__})")
+    if M < 0:
+        raise ValueError(f"signal.windows.{name}: requires a non-negative window length, "
+                         f"got M={M}")
     dtype = _dtypes.get_default_dtype() if dtype is None else _dtypes.as_dtype(dtype)
     if dtype not in (_dtypes.float32, _dtypes.float64):
         raise ValueError(f"signal.windows.{name}: expects float32 or float64 dtypes, got "

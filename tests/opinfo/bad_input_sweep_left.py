@@ -27,8 +27,13 @@ _POOL_NDIM = ("a 1-D or 2-D input to a 2-D average pool: torch's check reads dim
 _CELL_SIZES = ("torch's cell modules do not check their sizes and fail creating a "
                "negative-size tensor (RuntimeError); minflow checks them as torch's RNN, LSTM "
                "and GRU do (ValueError)")
+_CHUNKED_DTYPE = ("torch's chunked linear_cross_entropy (options given) refuses an int64 input "
+                  "among float32 weights with a ValueError before its matmul; minflow computes "
+                  "the loss unchunked and raises the matmul's RuntimeError, naming both dtypes")
 
 _LEFT = {
+    "nn.functional.linear_cross_entropy.chunked": {"input=int64": _CHUNKED_DTYPE},
+    "nn.functional.linear_cross_entropy.chunked_none": {"input=int64": _CHUNKED_DTYPE},
     "addbmm": {"alpha=big": _ROUNDING, "alpha=neg": _ROUNDING},
     "diff": {"arg1=big": _NO_EARLY_RETURN, "arg1=neg": _NO_EARLY_RETURN},
     "roll": {"arg1=big": _NO_EARLY_RETURN, "arg1=neg": _NO_EARLY_RETURN},
