@@ -3,6 +3,7 @@
 import math
 
 from ...core.namespace import F
+from ...ops.infer import check_number
 from ...ops.linear_cross_entropy import LinearCrossEntropyOptions
 from .linear import Linear
 from .loss import _WeightedLoss
@@ -32,6 +33,7 @@ class LinearCrossEntropyLoss(_WeightedLoss):
         if weight is not None and tuple(weight.shape) != (num_classes,):
             raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
                                f"{tuple(weight.shape)}")
+        check_number("LinearCrossEntropyLoss", "label_smoothing", label_smoothing)
         if label_smoothing < 0 or label_smoothing > 1.0:
             raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got "
                                f"{label_smoothing}")
