@@ -9,10 +9,11 @@ Cases (float32, plain SGD lr 0.1, every step a forward, backward and update):
   Peak memory (tracemalloc) of a graph step against the eager minflow step, MLP and CNN
     (target <=). The graph's figure adds the buffers its plan keeps between calls.
   Compile time (trace + passes + plan) of the MLP training graph (target < 1 s).
-  --device cuda: graph and eager minflow step times on the GPU, side by side, for the
-    cases above and for an MLP with QuickGELU (h * sigmoid(1.702 h), as in CLIP), whose
-    elementwise chains the fusion pass turns into single kernels; that case also runs a
-    graph compiled without fusion.
+  --device cuda: graph and eager minflow step times on the GPU, side by side, with
+    PyTorch's eager step on the GPU (TF32 off) where it has one, for the cases above and
+    for an MLP with QuickGELU (h * sigmoid(1.702 h), as in CLIP), whose elementwise
+    chains the fusion pass turns into single kernels; that case also runs a graph
+    compiled without fusion.
 Steps are timed in turn in each repeat (noise on a shared machine falls on all alike); a
 figure is the lowest median over the repeats.
 """
@@ -24,7 +25,7 @@ import numpy as np
 import minflow
 from minflow import nn
 from bench_conv import arrays as conv_arrays, keep_freed_memory
-from bench_mlp import LR, SIZES, init_arrays, numpy_step, peak_memory, time_steps
+from bench_mlp import LR, SIZES, init_arrays, numpy_step, peak_memory, time_steps, torch_step
 
 try:
     import torch
@@ -126,6 +127,8 @@ def mlp_case(batch, device):
     compile_s = time.perf_counter() - start
     if device == "cpu":
         steps["numpy"] = numpy_step(batch)
+    elif _torch_has(device):
+        steps["torch"] = torch_step(batch, device)
     return steps, compile_s
 
 
@@ -134,9 +137,18 @@ def cnn_case(device):
     x, y = minflow.tensor(a["x"], device=device), minflow.tensor(a["y"], device=device)
     steps = {"minflow eager": eager_step(SmallCNN(a, device), x, y, device),
              "minflow graph": graph_step(SmallCNN(a, device), x, y, device)}
-    if device == "cpu" and torch is not None:
-        steps["torch"] = torch_cnn_step(a), None
+    if _torch_has(device):
+        steps["torch"] = torch_cnn_step(a, device), None
     return steps
+
+
+def _torch_has(device):
+    """Whether torch is installed and can run on ``device``; on cuda without TF32, as
+    minflow's float32 matmuls and convolutions."""
+    if torch is None or (device == "cuda" and not torch.cuda.is_available()):
+        return False
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    return True
 
 
 def quick_gelu_case(batch, device):
@@ -153,11 +165,13 @@ def quick_gelu_case(batch, device):
             "graph, no fusion": graph_step(model(), x, y, device, UnfusedGraph)}
 
 
-def torch_cnn_step(a):
-    """The CNN step in PyTorch CPU eager, SGD written out."""
-    x, y = torch.from_numpy(a["x"]), torch.from_numpy(a["y"])
-    params = [torch.from_numpy(a[k].copy()).requires_grad_() for k in ("w", "b", "lw", "lb")]
+def torch_cnn_step(a, device="cpu"):
+    """The CNN step in PyTorch eager, SGD written out."""
+    x, y = torch.from_numpy(a["x"]).to(device), torch.from_numpy(a["y"]).to(device)
+    params = [torch.from_numpy(a[k].copy()).to(device).requires_grad_()
+              for k in ("w", "b", "lw", "lb")]
     w, b, lw, lb = params
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
 
     def step():
         h = TF.max_pool2d(TF.relu(TF.conv2d(x, w, b)), 2)
@@ -167,6 +181,7 @@ def torch_cnn_step(a):
             for p in params:
                 p.add_(p.grad, alpha=-LR)
                 p.grad = None
+        sync()
         return loss.detach()
     return step
 
@@ -232,7 +247,7 @@ def run_cpu(repeat):
 def run_cuda(repeat):
     print(f"cuda: {minflow.cuda.get_device_name()}")
     print(f"{'case':22s} {'eager ms':>9s} {'graph ms':>9s} {'eager/graph':>12s} "
-          f"{'unfused ms':>11s}")
+          f"{'torch ms':>9s} {'graph/torch':>12s} {'unfused ms':>11s}")
     cases = [(f"MLP b{batch}", mlp_case(batch, "cuda")[0]) for batch in MLP_TARGETS]
     cases.append((f"CNN b{CNN_BATCH}", cnn_case("cuda")))
     cases += [(f"QuickGELU MLP b{batch}", quick_gelu_case(batch, "cuda")) for batch in (32, 256)]
@@ -240,8 +255,11 @@ def run_cuda(repeat):
         check_same(steps, "minflow eager")
         times = time_steps(steps, repeat, number=20)
         eager, graphed = times["minflow eager"], times["minflow graph"]
+        theirs = (f"{times['torch']:9.3f} {graphed / times['torch']:12.2f}" if "torch" in times
+                  else f"{'-':>9s} {'-':>12s}")
         unfused = f"{times['graph, no fusion']:11.3f}" if "graph, no fusion" in times else ""
-        print(f"{label:22s} {eager:9.3f} {graphed:9.3f} {eager / graphed:12.2f} {unfused}")
+        print(f"{label:22s} {eager:9.3f} {graphed:9.3f} {eager / graphed:12.2f} {theirs} "
+              f"{unfused}")
         report = steps["minflow graph"][1].compile_report()
         fusion = next(p["report"] for p in report.passes if p["name"] == "fuse_elementwise")
         print(f"  {str(fusion).splitlines()[0]}")

@@ -129,10 +129,11 @@ def minflow_module_step(batch):
     return step, params
 
 
-def torch_step(batch):
+def torch_step(batch, device="cpu"):
     x, y, arrays = init_arrays(batch)
-    x, y = torch.from_numpy(x), torch.from_numpy(y)
-    params = [torch.from_numpy(a.copy()).requires_grad_() for a in arrays]
+    x, y = torch.from_numpy(x).to(device), torch.from_numpy(y).to(device)
+    params = [torch.from_numpy(a.copy()).to(device).requires_grad_() for a in arrays]
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
 
     def step():
         w1, b1, w2, b2, w3, b3 = params
@@ -144,6 +145,7 @@ def torch_step(batch):
             for p in params:
                 p.add_(p.grad, alpha=-LR)
                 p.grad = None
+        sync()
         return loss.detach()
     return step, params
 

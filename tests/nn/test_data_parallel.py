@@ -46,15 +46,17 @@ def test_without_a_gpu_only_the_module_is_kept_as_torch():
 
 def test_state_dict_loads_into_torch_and_back():
     torch = pytest.importorskip("torch")
-    ours = nn.DataParallel(_model()).cpu()
+    ours = nn.DataParallel(_model())            # on cuda:0 where there is a GPU, as torch's
     theirs = torch.nn.DataParallel(torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(),
                                                        torch.nn.Linear(4, 2)))
+    if torch.cuda.is_available():
+        theirs.cuda()
     assert list(ours.state_dict()) == list(theirs.state_dict())
-    theirs.load_state_dict({k: torch.from_numpy(v.numpy().copy())
+    theirs.load_state_dict({k: torch.from_numpy(v.cpu().numpy().copy())
                             for k, v in ours.state_dict().items()})
     x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
-    np.testing.assert_allclose(ours(minflow.tensor(x)).detach().numpy(),
-                               theirs(torch.from_numpy(x)).detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(ours(minflow.tensor(x)).detach().cpu().numpy(),
+                               theirs(torch.from_numpy(x)).detach().cpu().numpy(), rtol=1e-6)
     if not torch.cuda.is_available():
         assert theirs.device_ids == ours.device_ids == []
 

@@ -34,15 +34,16 @@ def minflow_class(info):
 class Converter:
     """torch arguments as minflow's. One torch tensor passed twice (as input and target)
     becomes one minflow tensor, so gradients add up as in torch; torch's functional
-    callables (``activation=F.gelu``) become minflow's of the same name."""
+    callables (``activation=F.gelu``) become minflow's of the same name. Tensors go to
+    ``device``."""
 
-    def __init__(self):
-        self.memo = {}
+    def __init__(self, device="cpu"):
+        self.memo, self.device = {}, device
 
     def __call__(self, obj):
         if isinstance(obj, torch.Tensor):
             if id(obj) not in self.memo:    # keeps obj alive while its id is a key
-                self.memo[id(obj)] = (obj, _leaf_to_minflow(obj))
+                self.memo[id(obj)] = (obj, _leaf_to_minflow(obj, device=self.device))
             return self.memo[id(obj)][1]
         if isinstance(obj, torch.nn.Module):
             raise Unconvertible(f"a torch module ({type(obj).__name__})")
@@ -79,8 +80,9 @@ def error_module_cases():
             if minflow_class(info) is not None and info.module_error_inputs_func is not None]
 
 
-def run_module_case(info, dtype, training):
-    """Differences over all of the ModuleInfo's inputs (empty when minflow agrees)."""
+def run_module_case(info, dtype, training, device="cpu"):
+    """Differences over all of the ModuleInfo's inputs (empty when minflow agrees), with
+    minflow's module and tensors on ``device`` (torch's stay on the cpu)."""
     diffs = []
     grad = dtype is torch.float64
     for module_input in info.module_inputs_func(info, device="cpu", dtype=dtype,
@@ -89,15 +91,15 @@ def run_module_case(info, dtype, training):
         label = (f"{module_input.desc or 'default'} {info.module_cls.__name__}"
                  f"(*{ctor.args!r:.80}, **{ctor.kwargs!r:.80})")
         diffs += [f"{label}: {d}" for d in _run_input(info, dtype, training, grad,
-                                                      module_input)]
+                                                      module_input, device)]
     return diffs
 
 
-def _run_input(info, dtype, training, grad, module_input):
+def _run_input(info, dtype, training, grad, module_input, device):
     ctor, forward = module_input.constructor_input, module_input.forward_input
     if forward is None:
         return []
-    convert = Converter()
+    convert = Converter(device)
     try:
         args, kwargs = convert((ctor.args, ctor.kwargs))
         f_args, f_kwargs = convert((forward.args, forward.kwargs))
@@ -105,7 +107,7 @@ def _run_input(info, dtype, training, grad, module_input):
         return []
     theirs = info.module_cls(*ctor.args, **ctor.kwargs).to(dtype).train(training)
     try:
-        ours = minflow_class(info)(*args, **kwargs).to(convert(dtype)).train(training)
+        ours = minflow_class(info)(*args, **kwargs).to(device, convert(dtype)).train(training)
     except Exception as err:
         return [f"construction raised {type(err).__name__}: {err}"]
     if info.is_lazy:        # a first call sizes the parameters; torch's then load into ours
@@ -116,7 +118,8 @@ def _run_input(info, dtype, training, grad, module_input):
     state = theirs.state_dict()
     if list(ours.state_dict()) != list(state):
         return [f"state_dict keys {list(ours.state_dict())}, expected {list(state)}"]
-    ours.load_state_dict({k: _leaf_to_minflow(v.detach()) for k, v in state.items()})
+    ours.load_state_dict({k: _leaf_to_minflow(v.detach(), device=device)
+                          for k, v in state.items()})
     try:
         expected = theirs(*forward.args, **forward.kwargs)
     except Exception:       # torch rejects it: the error inputs cover rejections
@@ -151,7 +154,7 @@ def _compare_grads(expected, got, t_inputs, m_inputs):
     return compare_projected_grads(t_outs, m_outs, t_inputs, m_inputs)
 
 
-def run_module_errors(info):
+def run_module_errors(info, device="cpu"):
     """Differences on the ModuleInfo's error inputs: minflow must raise the same class,
     when constructing or when calling forward, as torch."""
     diffs = []
@@ -159,7 +162,7 @@ def run_module_errors(info):
                                                requires_grad=False, training=True):
         module_input = error.module_error_input
         ctor, forward = module_input.constructor_input, module_input.forward_input
-        convert = Converter()
+        convert = Converter(device)
         try:
             args, kwargs = convert((ctor.args, ctor.kwargs))
             f_args, f_kwargs = convert((forward.args, forward.kwargs)) if forward else ((), {})
@@ -168,7 +171,7 @@ def run_module_errors(info):
         label = (f"{module_input.desc or 'error input'} (torch: {error.error_type.__name__}: "
                  f"{error.error_regex!r:.80})")
         try:
-            module = minflow_class(info)(*args, **kwargs)
+            module = minflow_class(info)(*args, **kwargs).to(device)
             if error.error_on == ModuleErrorEnum.FORWARD_ERROR:
                 module(*f_args, **f_kwargs)
         except Exception as err:

@@ -92,19 +92,19 @@ def error_cases():
 
 
 # ---- conversion ----------------------------------------------------------------------------
-def to_minflow(obj, storages=None):
-    """A torch sample argument as minflow's: tensors copied (requires_grad kept), dtypes
-    mapped, containers rebuilt. With ``storages`` (a dict, filled as it goes) tensors that
-    share memory in torch share it in minflow too, with torch's strides (an ``out=`` that is
-    a view of an input, an expanded ``out=``)."""
+def to_minflow(obj, storages=None, device="cpu"):
+    """A torch sample argument as minflow's: tensors copied onto ``device`` (requires_grad
+    kept), dtypes mapped, containers rebuilt. With ``storages`` (a dict, filled as it goes)
+    tensors that share memory in torch share it in minflow too, with torch's strides (an
+    ``out=`` that is a view of an input, an expanded ``out=``); on cpu only."""
     if isinstance(obj, torch.Tensor):
         if obj.dtype not in DTYPES or obj.layout != torch.strided:
             raise Unconvertible(f"tensor of dtype {obj.dtype}")
         if obj.is_meta or obj.dim() > 64:        # numpy holds data and at most 64 dims
             raise Unconvertible(f"{obj.dim()}-d tensor on {obj.device}")
         # a conjugate view's storage holds the unconjugated values: copied, resolved
-        if storages is None or obj.requires_grad or obj.is_conj():
-            result = minflow.tensor(_numpy(obj), dtype=DTYPES[obj.dtype])
+        if storages is None or obj.requires_grad or obj.is_conj() or device != "cpu":
+            result = minflow.tensor(_numpy(obj), dtype=DTYPES[obj.dtype], device=device)
         else:
             result = minflow.from_numpy(_aliased_array(obj, storages))
         return result.requires_grad_() if obj.requires_grad else result
@@ -119,9 +119,9 @@ def to_minflow(obj, storages=None):
     if isinstance(obj, (torch.Generator, torch.memory_format, torch.layout, torch.nn.Module)):
         raise Unconvertible(type(obj).__name__)
     if isinstance(obj, (list, tuple)):
-        return type(obj)(to_minflow(x, storages) for x in obj)
+        return type(obj)(to_minflow(x, storages, device) for x in obj)
     if isinstance(obj, dict):
-        return {k: to_minflow(v, storages) for k, v in obj.items()}
+        return {k: to_minflow(v, storages, device) for k, v in obj.items()}
     return obj
 
 
@@ -145,11 +145,11 @@ def _aliased_array(t, storages):
         base[t.storage_offset():], tuple(t.shape), tuple(s * base.itemsize for s in t.stride()))
 
 
-def sample_arguments(sample, storages=None):
+def sample_arguments(sample, storages=None, device="cpu"):
     """(input, args, kwargs) of a SampleInput, for torch and for minflow (see to_minflow
-    for ``storages``)."""
+    for ``storages`` and ``device``)."""
     theirs = (sample.input, tuple(sample.args), dict(sample.kwargs))
-    return theirs, to_minflow(theirs, storages)
+    return theirs, to_minflow(theirs, storages, device)
 
 
 def tensors_in(obj, kind):
@@ -206,11 +206,13 @@ def compare_tensor(expected, got, values, where):
             f"expected {e[index]!r}, got {g[index]!r}"]
 
 
-def run_sample(opinfo, dtype, sample, functions):
-    """Differences for one sample (empty when it agrees, or when torch rejects it)."""
+def run_sample(opinfo, dtype, sample, functions, device="cpu"):
+    """Differences for one sample (empty when it agrees, or when torch rejects it), with
+    minflow's tensors on ``device`` (torch's stay on the cpu)."""
     theirs_fn, ours_fn = functions
     try:
-        (t_in, t_args, t_kwargs), (m_in, m_args, m_kwargs) = sample_arguments(sample)
+        (t_in, t_args, t_kwargs), (m_in, m_args, m_kwargs) = sample_arguments(
+            sample, device=device)
     except Unconvertible:
         return []
     try:
@@ -261,7 +263,7 @@ def compare_projected_grads(t_outs, m_outs, t_inputs, m_inputs):
                                   allow_unused=True)
     try:
         m_grads = minflow.autograd.grad(m_outs, m_inputs,
-                                        [minflow.tensor(c, dtype=o.dtype)
+                                        [minflow.tensor(c, dtype=o.dtype, device=o.device)
                                          for c, o in zip(cotangents, m_outs)],
                                         allow_unused=True)
     except Exception as err:
@@ -277,14 +279,15 @@ def compare_projected_grads(t_outs, m_outs, t_inputs, m_inputs):
     return diffs
 
 
-def run_errors(opinfo, functions):
+def run_errors(opinfo, functions, device="cpu"):
     """Differences on the OpInfo's error inputs: minflow must raise the same class."""
     theirs_fn, ours_fn = functions
     diffs = []
     for error_input in opinfo.error_inputs("cpu"):
         sample = error_input.sample_input
         try:
-            (t_in, t_args, t_kwargs), (m_in, m_args, m_kwargs) = sample_arguments(sample, {})
+            (t_in, t_args, t_kwargs), (m_in, m_args, m_kwargs) = sample_arguments(
+                sample, {}, device)
         except Unconvertible:
             continue
         expected = error_input.error_type

@@ -43,13 +43,13 @@ def error_optim_cases():
             if minflow_class(info) is not None and info.optim_error_inputs_func is not None]
 
 
-def _models(lib, dtype):
-    """A 3 -> 4 -> 2 tanh MLP with fixed weights, and its loss on fixed data."""
+def _models(lib, dtype, device):
+    """A 3 -> 4 -> 2 tanh MLP with fixed weights on ``device``, and its loss on fixed data."""
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(shape) for shape in ((4, 3), (4,), (2, 4), (2,))]
-    params = [lib.nn.Parameter(lib.tensor(a, dtype=dtype)) for a in arrays]
-    x = lib.tensor(rng.standard_normal((5, 3)), dtype=dtype)
-    y = lib.tensor(rng.standard_normal((5, 2)), dtype=dtype)
+    params = [lib.nn.Parameter(lib.tensor(a, dtype=dtype, device=device)) for a in arrays]
+    x = lib.tensor(rng.standard_normal((5, 3)), dtype=dtype, device=device)
+    y = lib.tensor(rng.standard_normal((5, 2)), dtype=dtype, device=device)
 
     def loss():
         w1, b1, w2, b2 = params
@@ -58,8 +58,8 @@ def _models(lib, dtype):
     return params, loss
 
 
-def _train(lib, cls, kwargs, dtype, closure):
-    params, loss_fn = _models(lib, dtype)
+def _train(lib, cls, kwargs, dtype, closure, device="cpu"):
+    params, loss_fn = _models(lib, dtype, device)
     optimizer = cls([p for p in params if p.ndim == 2] if cls.__name__ in MATRIX_ONLY
                     else params, **kwargs)
     trajectory = []
@@ -75,12 +75,13 @@ def _train(lib, cls, kwargs, dtype, closure):
         else:
             closure_fn()
             optimizer.step()
-        trajectory.append([p.detach().numpy().copy() for p in params])
+        trajectory.append([p.detach().cpu().numpy().copy() for p in params])
     return trajectory
 
 
-def run_optim_case(info, dtype):
-    """Differences over all of the OptimizerInfo's configurations."""
+def run_optim_case(info, dtype, device="cpu"):
+    """Differences over all of the OptimizerInfo's configurations, with minflow's
+    parameters on ``device`` (torch's stay on the cpu)."""
     diffs = []
     ours_cls = minflow_class(info)
     ours_dtype = to_minflow(dtype)
@@ -97,7 +98,7 @@ def run_optim_case(info, dtype):
         closure = info.step_requires_closure
         expected = _train(torch, info.optim_cls, kwargs, dtype, closure)
         try:
-            got = _train(minflow, ours_cls, ours_kwargs, ours_dtype, closure)
+            got = _train(minflow, ours_cls, ours_kwargs, ours_dtype, closure, device)
         except Exception as err:
             diffs.append(f"{label}: raised {type(err).__name__}: {err}")
             continue

@@ -38,7 +38,8 @@ def polygamma(xp, x, n):
         return digamma(xp, x)
     special = _special(xp)
     if special is not None:
-        out = special.polygamma(n, _float(xp, x).astype(xp.float64))
+        # n as an array: cupyx's polygamma breaks on a Python int order
+        out = special.polygamma(xp.asarray(n, dtype=xp.float64), _float(xp, x).astype(xp.float64))
     else:
         out = gamma_fallback.polygamma(n, x)
     # torch: trigamma(-inf) is NaN, and its zeta formula gives NaN at +inf for n >= 2
