@@ -21,8 +21,9 @@ from .device import MetaArray, check_available, cuda_context
 from .grad_mode import state as grad_state
 from .tensor import Tensor
 
-__all__ = ["apply", "run_into", "Interpreter", "EagerInterpreter", "set_interpreter", "current_interpreter",
-           "OpError", "LinAlgError"]
+__all__ = ["apply", "apply_in_backward", "run_into", "run_in_place", "Interpreter",
+           "EagerInterpreter", "set_interpreter", "current_interpreter", "OpError",
+           "LinAlgError"]
 
 # NOTE: torch never warns for x / 0, log(0) or overflow; numpy does, attributed to the
 # Python frame that called the ufunc. np.errstate around each kernel would cost 0.2-0.9 us
@@ -106,6 +107,63 @@ def run_into(op, inputs, attrs, target):
     kernel(*[x._data if isinstance(x, Tensor) else x for x in inputs], out=target._data)
     if target._version is not None:
         target._version[0] += 1
+    return True
+
+
+def apply_in_backward(op, inputs, attrs):
+    """``apply`` for a grad function's call of its backward op (linear_grad, relu_grad...)
+    on tensors that passed their checks already: the forward's saved tensors and the
+    incoming grad, whose shape and dtype the engine checked. Outside create_graph, on cpu,
+    it runs the cached kernel straight on the arrays, its outputs of the first input's
+    dtype (the caller's op must give them that dtype); anywhere else it is ``apply``."""
+    first = inputs[0]
+    dtype = first.dtype
+    kernel = op.kernel_cache.get(dtype)
+    if (kernel is None or grad_state.grad_enabled or first.device is not _CPU
+            or op.promote is not None or op.is_view or observer[0] is not None
+            or _autocast.active is not None or _interpreter[0].__class__ is not EagerInterpreter):
+        return apply(op, inputs, attrs)
+    arrays = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if x.device is not _CPU or x.dtype.category == 3:
+                return apply(op, inputs, attrs)
+            arrays.append(x._data)
+        else:
+            arrays.append(x)
+    result = kernel(*arrays, **attrs) if attrs else kernel(*arrays)
+    if result.__class__ is not tuple:
+        return _make(_as_dtype(op, result, dtype), dtype, _CPU)
+    return tuple([_make(_as_dtype(op, a, dtype), dtype, _CPU) for a in result])
+
+
+def _as_dtype(op, array, dtype):
+    if array.__class__ is not _ndarray:
+        array = np.asarray(array)       # ufuncs on 0-d arrays return numpy scalars
+    if array.dtype is not dtype.np and array.dtype != dtype.np:
+        array = _cast_result(op, array, dtype)
+    return array
+
+
+def run_in_place(op, inputs, attrs):
+    """Run a kernel that updates its first input in place straight on the arrays, for an
+    op called outside autograd on inputs its caller has already checked as the op's infer
+    would (the same device and dtype, matching shapes) and with its attrs resolved. The
+    first input may be a list (a foreach op's params; the other lists are passed as lists
+    of arrays). True if done; False, with nothing done, where no cpu kernel is cached for
+    the target's dtype, a profiler is observing or a graph is being traced: then the
+    caller goes through ``apply``."""
+    target = inputs[0]
+    if target.__class__ is list:
+        target = target[0]
+    if (target.device is not _CPU or observer[0] is not None
+            or _interpreter[0].__class__ is not EagerInterpreter):
+        return False
+    kernel = op.kernel_cache.get(target.dtype)
+    if kernel is None:
+        return False
+    kernel(*[x._data if isinstance(x, Tensor) else [y._data for y in x]
+             if x.__class__ is list else x for x in inputs], **attrs)
     return True
 
 

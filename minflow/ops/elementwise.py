@@ -6,7 +6,7 @@ functions in autograd/grads/elementwise.py.
 import warnings
 
 from ..core import dtype as dtypes
-from ..core.dispatch import apply, run_into
+from ..core.dispatch import apply, run_in_place, run_into
 from ..core.functional import generate_function, make_inplace, public, tensor_method
 from ..core.inplace import write_out
 from ..core.namespace import F
@@ -228,12 +228,13 @@ def _into(op, name):
     def direct(self, other, *, alpha=1):
         if alpha == 1 and not isinstance(alpha, bool):
             return run_into(op, (self, other), {}, self)
-        if (isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
-                and isinstance(other, Tensor) and other.dtype is self.dtype
-                and self.dtype.is_floating_point and other._data.shape == self._data.shape
-                and _writeable(self) and not _overlaps(self, other)):
-            apply(ADD_SCALED_, (self, other), {"alpha": float(alpha if name == "add"
-                                                              else -alpha)})
+        if (alpha.__class__ in (int, float) and isinstance(other, Tensor)
+                and other.dtype is self.dtype and self.dtype.is_floating_point
+                and other._data.shape == self._data.shape and _writeable(self)
+                and not _overlaps(self, other)):
+            inputs, attrs = (self, other), {"alpha": float(alpha if name == "add" else -alpha)}
+            if not run_in_place(ADD_SCALED_, inputs, attrs):
+                apply(ADD_SCALED_, inputs, attrs)
             if self._version is not None:
                 self._version[0] += 1
             return True

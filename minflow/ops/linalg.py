@@ -178,14 +178,16 @@ def linear(input, weight, bias=None):
     >>> minflow.nn.functional.linear(x, w, minflow.zeros(4)).shape
     minflow.Size([2, 4])
     """
-    if bias is not None:    # input against weight: the op's own check
+    # NOTE: the checks only call out (for their messages) when they fail: a hot path
+    if bias is not None and bias.dtype is not weight.dtype:    # input against weight: infer's
         infer.check_same_dtype("linear", weight=weight, bias=bias)
-    if weight.ndim == 1:
+    w = weight._data.shape
+    if len(w) == 1:
         out = matmul(input, weight)
         return out if bias is None else F.add(out, bias)
-    _check_ndim("linear", "weight", weight, 2)
-    if bias is None or (bias._data.shape == weight._data.shape[:1]
-                        and bias.dtype is weight.dtype):
+    if len(w) != 2:
+        _check_ndim("linear", "weight", weight, 2)
+    if bias is None or (bias._data.shape == w[:1] and bias.dtype is weight.dtype):
         return apply(LINEAR, (input, weight, bias), {})
     return F.add(apply(MATMUL, (input, weight), {"transpose_other": True}), bias)
 
@@ -238,6 +240,10 @@ def _contract_last(a, b):
 
 
 def _linear_infer(input, weight, bias):
+    x, w = input._data.shape, weight._data.shape
+    if (len(x) == 2 and len(w) == 2 and x[1] == w[1] and input.dtype is weight.dtype
+            and (bias is None or bias._data.shape == w[:1])):
+        return (x[0], w[0]), input.dtype                # the common case, checked in full
     shape, dtype = _matmul_infer(input, weight, False, True)
     if bias is not None and bias._data.shape != (weight._data.shape[0],):
         raise RuntimeError(f"linear: expected bias of shape [{weight._data.shape[0]}] "

@@ -30,7 +30,7 @@ attrs (nesterov, amsgrad, maximize...) stay compiled in.
 """
 from ..core import dtype as dtypes
 from ..core.grad_mode import state as grad_state
-from ..core.dispatch import apply
+from ..core.dispatch import apply, run_in_place
 from ..core.tensor import Tensor
 from .registry import REQUIRED, Attr, Input, define_op, get_op
 
@@ -147,6 +147,31 @@ def run_update(op, inputs, attrs, mutable):
             if t is not None and t._version is not None:
                 t._version[0] += 1
     return inputs[0]
+
+
+def run_foreach_checked(op, inputs, attrs, mutable):
+    """``run_update`` of a foreach op for an optimizer's step, ``attrs`` validated by
+    ``group_attrs``. Where every list input (grads, state buffers) holds tensors like the
+    params (inputs[0]), on cpu, the kernel runs straight on the arrays
+    (``dispatch.run_in_place``) with none of the op's other checks; else ``run_update``
+    runs it through the dispatcher, whose checks name what is wrong."""
+    params = inputs[0]
+    if not (grad_state.grad_enabled or isinstance(attrs["lr"], Tensor)) and all(
+            _all_like(tensors, params) for tensors in inputs[1:] if tensors is not None):
+        if run_in_place(op, inputs + (None,), attrs):
+            for i in mutable:
+                for t in inputs[i] or ():
+                    if t._version is not None:
+                        t._version[0] += 1
+            return params
+    return run_update(op, inputs, attrs, mutable)
+
+
+def _all_like(tensors, params):
+    for t, param in zip(tensors, params):
+        if not _like(t, param):
+            return False
+    return len(tensors) == len(params)
 
 
 def _check_lr(lr):

@@ -1,7 +1,8 @@
 """SGD with momentum, dampening, nesterov, weight decay and maximize, as torch.optim.SGD."""
 from ..core.dispatch import EagerInterpreter, current_interpreter
 from ..core.namespace import F
-from ..ops.optim import SGD_UPDATE, group_attrs, sgd_update, sgd_update_foreach
+from ..ops.optim import (SGD_UPDATE, SGD_UPDATE_FOREACH, group_attrs, run_foreach_checked,
+                         sgd_update)
 from .optimizer import Optimizer, check_nonnegative, implementation_flags
 
 __all__ = ["SGD"]
@@ -72,8 +73,9 @@ class SGD(Optimizer):
             batch[1].append(p.grad)
             batch[2].append(buf)
         for (_, _, init), (ps, grads, buffers) in batches.items():
-            sgd_update_foreach(ps, grads, buffers if momentum != 0 else None,
-                               init_buffer=init, **attrs)
+            inputs = (ps, grads, buffers if momentum != 0 else None)
+            run_foreach_checked(SGD_UPDATE_FOREACH, inputs, dict(attrs, init_buffer=init),
+                                (0, 2))
 
     def _momentum_buffer(self, p, momentum):
         """(buffer, init): p's momentum buffer, and whether it is new (made empty here and

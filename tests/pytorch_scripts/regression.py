@@ -37,7 +37,8 @@ def main(torch, steps=40, state=None, seed=0):
         y = f(x)
         return x, y
 
-    # Define model
+    # Define model (its initial weights, loaded into the other library, whatever ran before)
+    torch.manual_seed(seed)
     fc = torch.nn.Linear(W_target.size(0), 1)
     initial = numpy_state(fc)
     if state is not None:

@@ -2,7 +2,7 @@
 which have grad functions of their own), so double backward works."""
 import math
 
-from ...core.dispatch import apply
+from ...core.dispatch import apply, apply_in_backward
 from ...core.namespace import F
 from ...ops.activation import GELU_GRAD, LEAKY_RELU_GRAD, RELU_GRAD
 from ..node import GradFunction, register_grad
@@ -40,7 +40,7 @@ class ReluGrad(GradFunction):
 
     def apply(self, ctx, grad_out):
         (out,) = ctx.saved_tensors
-        return apply(RELU_GRAD, (grad_out, out), {})      # 0 at x == 0, as torch
+        return apply_in_backward(RELU_GRAD, (grad_out, out), {})    # 0 at x == 0, as torch
 
 
 @register_grad("relu_grad")

@@ -2,7 +2,8 @@
 backward is differentiable to any order."""
 import string
 
-from ...core.dispatch import EagerInterpreter, apply, current_interpreter
+from ...core.dispatch import (EagerInterpreter, apply, apply_in_backward,
+                              current_interpreter)
 from ...core.namespace import F
 from ...core.grad_mode import state as grad_state
 from ...ops.linalg import EINSUM, LINEAR_GRAD, LINEAR_GRAD_PARAMS, MATMUL
@@ -67,8 +68,8 @@ class LinearGrad(GradFunction):
         need_x, need_w, need_b = ctx.needs_input_grad
         if need_w and need_b and not grad_state.grad_enabled and _eager():
             if need_x:
-                return apply(LINEAR_GRAD, (grad_out, x, w), {})
-            return (None,) + apply(LINEAR_GRAD_PARAMS, (grad_out, x), {})
+                return apply_in_backward(LINEAR_GRAD, (grad_out, x, w), {})
+            return (None,) + apply_in_backward(LINEAR_GRAD_PARAMS, (grad_out, x), {})
         grad_x = _mm(grad_out, w) if need_x else None
         rows = grad_out if grad_out.ndim == 2 else grad_out.reshape(-1, grad_out.shape[-1])
         grad_w = grad_b = None

@@ -1,5 +1,5 @@
 """Grad functions of the loss ops, written with minflow ops so they differentiate again."""
-from ...core.dispatch import apply
+from ...core.dispatch import apply, apply_in_backward
 from ...core.grad_mode import state as grad_state
 from ...core.namespace import F
 from ...ops.loss import CROSS_ENTROPY_GRAD
@@ -68,8 +68,8 @@ class CrossEntropyGrad(GradFunction):
     def apply(self, ctx, grad_out, grad_log_prob=None):
         log_prob, target, weight = ctx.saved_tensors
         if grad_log_prob is None and not grad_state.grad_enabled:
-            return apply(CROSS_ENTROPY_GRAD, (grad_out, log_prob, target, weight),
-                         dict(ctx.attrs)), None, None
+            return apply_in_backward(CROSS_ENTROPY_GRAD, (grad_out, log_prob, target, weight),
+                                     dict(ctx.attrs)), None, None
         cdim = 1 if log_prob.ndim >= 2 else 0
         g = grad_log_prob
         if grad_out is not None:

@@ -53,7 +53,8 @@ class Linear(Module):
             uniform_bias_(self.bias, self.weight)
 
     def forward(self, input):
-        if input.ndim == 0 or input.shape[-1] != self.in_features:
+        shape = input._data.shape
+        if not shape or shape[-1] != self.in_features:
             raise RuntimeError(f"{type(self).__name__}: expected input with last dimension "
                                f"{self.in_features} (in_features), got shape "
                                f"{tuple(input.shape)}")
