@@ -103,6 +103,15 @@ CASES = {
 }
 # these read scikit-learn's digits
 SKLEARN_DATA = {super_resolution, siamese, rnn_resnet}
+# recorded numbers that float32 rounding moves more than rtol 1e-4, each with why
+LOOSER = {
+    # fast_neural_style's conv biases before InstanceNorm have no gradient in exact
+    # arithmetic; Adam scales their rounding noise up to lr-sized steps, so the trained
+    # weights of any two float32 implementations part by up to ~1e-3 (torch's and
+    # minflow's: 1.2e-3) and the stylized mean by ~4e-4. Stylizing the same weights gives
+    # torch's mean to float32 rounding (test_stylize_equals_torchs_on_the_same_weights).
+    "fast_neural_style.stylized_mean": 2e-3,
+}
 
 
 def run(lib, script, kwargs, **extra):
@@ -128,7 +137,7 @@ def assert_close(got, expected, where):
     elif expected is None or isinstance(expected, str):
         assert got == expected, f"{where}: {got!r} != {expected!r}"
     else:
-        assert math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-6), \
+        assert math.isclose(got, expected, rel_tol=LOOSER.get(where, 1e-4), abs_tol=1e-6), \
             f"{where}: {got} != {expected}"
 
 
@@ -146,6 +155,24 @@ def test_script_matches_torch(name, tmp_path):
     got.pop("state")
     assert expected[falls][-1] < expected[falls][0]     # the run trains
     assert_close(got, expected, name)
+
+
+def test_stylize_equals_torchs_on_the_same_weights(tmp_path):
+    """fast_neural_style's stylize (a checkpoint saved, loaded into a fresh TransformerNet,
+    run in eval mode) on the same weights (the initial ones, moved off their init by
+    noise, as training would): minflow gives torch's mean to float32 rounding."""
+    rng = np.random.default_rng(0)
+    initial = fast_neural_style.main(torch, epochs=0)["state"]["transformer"]
+    weights = {k: (v + 0.1 * rng.standard_normal(v.shape)).astype(v.dtype)
+               for k, v in initial.items()}
+    images = fast_neural_style.digit_images(16, size=16, channels=3, seed=5)[0][:2] * 255
+    means = []
+    for lib in (torch, minflow):
+        path = str(tmp_path / lib.__name__)
+        lib.save({k: lib.tensor(v) for k, v in weights.items()}, path)
+        net = fast_neural_style.define(lib)[0]
+        means.append(fast_neural_style.stylize(lib, net, path, images, "cpu"))
+    assert math.isclose(means[1], means[0], rel_tol=1e-6) and 0 < means[0] < 255
 
 
 @pytest.mark.parametrize("script, kwargs", [
