@@ -26,9 +26,16 @@ def relu(input, out=None):
             return result
         np.copyto(out, result)
         return out
-    if input.size < _ROW:
-        return np.maximum(input, 0, out=out)
+    if input.ndim and input.shape[-1] <= _ROW:     # against zeros of the last dim's size
+        return np.maximum(input, _zero_row(input.dtype)[:input.shape[-1]], out=out)
     return _maximum_zero_rows(input, out)
+
+
+def _zero_row(dtype):
+    zeros = _ZERO_ROWS.get(dtype)
+    if zeros is None:
+        zeros = _ZERO_ROWS[dtype] = np.zeros(_ROW, dtype)
+    return zeros
 
 
 def _has_negative_zero(x):
@@ -48,9 +55,7 @@ def _select_nonnegative(x):
 def _maximum_zero_rows(x, out=None):
     """np.maximum(x, 0) as rows of _ROW against one row of zeros (the SIMD loop), into
     ``out`` (contiguous, x's shape) or a new array."""
-    zeros = _ZERO_ROWS.get(x.dtype)
-    if zeros is None:
-        zeros = _ZERO_ROWS[x.dtype] = np.zeros(_ROW, x.dtype)
+    zeros = _zero_row(x.dtype)
     flat = x.reshape(-1)
     result = np.empty_like(flat) if out is None else out.reshape(-1)
     whole = flat.size - flat.size % _ROW
