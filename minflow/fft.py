@@ -4,7 +4,8 @@
 Each function resizes its input, then runs one of three ops (ops/fft.py): ``fft_c2c``,
 ``fft_r2c`` (one-sided, as rfft) or ``fft_c2r`` (as irfft). Real inputs of fft / ifft are
 made complex first (float32 -> complex64, float64 -> complex128, integers -> the default
-complex dtype); hfft and ihfft are irfft and rfft of the conjugate.
+complex dtype); hfft / hfft2 / hfftn and ihfft / ihfft2 / ihfftn are the irfft and rfft
+forms of the conjugate, with the norm swapped.
 
 >>> minflow.fft.fft(minflow.tensor([1.0, 0.0, 0.0, 0.0]))
 tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
@@ -20,8 +21,8 @@ from .ops.infer import check_int as _check_int
 from .ops.join import PAD as _PAD
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
-           "irfft2", "fftn", "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift",
-           "ifftshift"]
+           "irfft2", "hfft2", "ihfft2", "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn",
+           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 
 # ---- arguments -----------------------------------------------------------------------------
@@ -301,6 +302,51 @@ def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     tensor([1.-0.j, 2.-0.j, 3.-0.j])
     """
     return _r2c("ihfft", input, _one(n), dim, norm, out, conjugate=True)
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: :func:`hfftn`
+    over the last two dims.
+
+    >>> minflow.fft.hfft2(minflow.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([[10., -2.],
+            [-4.,  0.]])
+    """
+    return _c2r("hfft2", input, s, dim, norm, out, conjugate=True)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: the inverse
+    of :func:`hfft2`.
+
+    >>> minflow.fft.ihfft2(minflow.tensor([[10.0, -2.0], [-4.0, 0.0]]))
+    tensor([[1.-0.j, 2.-0.j],
+            [3.-0.j, 4.-0.j]])
+    """
+    return _r2c("ihfft2", input, s, dim, norm, out, conjugate=True)
+
+
+def hfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """hfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor
+
+    The N-dimensional Fourier transform of a signal Hermitian-symmetric in the last of
+    ``dim``, given by its first half there: a real result, 2 * (m - 1) long in that dim
+    unless ``s`` says. ``irfftn`` of the conjugate, scaled as a forward transform.
+
+    >>> minflow.fft.hfftn(minflow.ones(2, 2)).tolist()
+    [[4.0, 0.0], [0.0, 0.0]]
+    """
+    return _c2r("hfftn", input, s, dim, norm, out, conjugate=True)
+
+
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """ihfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the inverse of
+    :func:`hfftn`, one-sided in the last of ``dim``.
+
+    >>> minflow.fft.ihfftn(minflow.ones(2, 4)).shape
+    minflow.Size([2, 3])
+    """
+    return _r2c("ihfftn", input, s, dim, norm, out, conjugate=True)
 
 
 # ---- frequencies and shifts ----------------------------------------------------------------

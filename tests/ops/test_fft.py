@@ -12,8 +12,9 @@ torch = pytest.importorskip("torch")
 
 NORMS = (None, "backward", "ortho", "forward")
 ONE_D = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
-N_D = ("fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn")
-REAL_ONLY = ("rfft", "ihfft", "rfft2", "rfftn")
+N_D = ("fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2", "fftn", "ifftn", "rfftn",
+       "irfftn", "hfftn", "ihfftn")
+REAL_ONLY = ("rfft", "ihfft", "rfft2", "rfftn", "ihfft2", "ihfftn")
 
 
 def _data(shape, kind, seed=0):
@@ -100,7 +101,7 @@ def test_float32_results_are_rounded_from_the_double_computation():
 
 
 @pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "rfft2",
-                                  "irfftn", "fftn"])
+                                  "irfftn", "fftn", "hfft2", "ihfftn"])
 def test_gradcheck_and_double_backward(name):
     kind = "real" if name in REAL_ONLY else "complex"
     x = minflow.tensor(_data((3, 4), kind, seed=1), requires_grad=True)
