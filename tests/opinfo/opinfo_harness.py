@@ -26,6 +26,8 @@ COMPLEX_DTYPES = {torch.complex64, torch.complex128}
 # the ops with complex kernels: the others refuse complex inputs (tests/core)
 COMPLEX_OPS = {"add", "sub", "mul", "div", "true_divide", "neg", "negative", "pow",
                "float_power", "exp", "log", "sqrt", "abs", "absolute", "conj", "conj_physical",
+               "expm1", "log1p", "rsqrt", "reciprocal", "sin", "cos", "tanh", "sigmoid",
+               "square", "nn.functional.tanh", "nn.functional.sigmoid",
                "resolve_conj", "real", "imag", "angle", "polar", "complex", "view_as_real",
                "view_as_complex", "sum", "mean", "matmul", "mm", "bmm", "reshape", "view",
                "transpose", "permute", "cat", "stack", "index_select", "select", "eq", "ne",

@@ -43,6 +43,10 @@ CASES = {
     "where": lambda L, x, y: L.where(x.real > 0, x, y),
     "real_operand": lambda L, x, y: x.real * y + L.arange(4, dtype=L.float64) * x,
     "cast": lambda L, x, y: x.to(L.complex64).to(L.complex128) * y,
+    "sin_cos": lambda L, x, y: L.sin(x) * L.cos(y), "tanh": lambda L, x, y: L.tanh(x),
+    "sigmoid": lambda L, x, y: L.sigmoid(x) * y, "expm1_log1p": lambda L, x, y: L.expm1(x)
+    + L.log1p(y), "rsqrt": lambda L, x, y: L.rsqrt(x), "reciprocal": lambda L, x, y:
+    L.reciprocal(x) * y, "square": lambda L, x, y: L.square(x) + y,
 }
 
 
@@ -78,7 +82,9 @@ def test_values_and_grads_match_torch(name):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["add", "mul", "div", "exp", "log", "sqrt", "abs", "angle",
-                                  "real_imag", "view_as_real", "matmul", "sum", "mean"])
+                                  "real_imag", "view_as_real", "matmul", "sum", "mean",
+                                  "sin_cos", "tanh", "sigmoid", "expm1_log1p", "rsqrt",
+                                  "reciprocal", "square"])
 def test_dtypes_of_results_match_torch(name, dtype):
     torch = pytest.importorskip("torch")
     ours = CASES[name](minflow, minflow.tensor(_complex((3, 4), 0, dtype)),
@@ -94,7 +100,8 @@ def test_dtypes_of_results_match_torch(name, dtype):
 @pytest.mark.parametrize("name", ["add", "mul", "div", "pow", "exp", "log", "sqrt", "abs",
                                   "angle", "conj", "real_imag", "view_as_real",
                                   "view_as_complex", "complex", "polar", "sgn", "matmul",
-                                  "mean", "where", "real_operand"])
+                                  "mean", "where", "real_operand", "sin_cos", "tanh",
+                                  "sigmoid", "expm1_log1p", "rsqrt", "reciprocal", "square"])
 def test_gradcheck_perturbing_real_and_imaginary_parts(name):
     x = minflow.tensor(_complex((2, 4), 2), requires_grad=True)
     y = minflow.tensor(_complex((2, 4), 3), requires_grad=True)

@@ -61,7 +61,7 @@ def _exp(grad_out, out):
 
 @_unary("expm1", save="output")
 def _expm1(grad_out, out):
-    return grad_out * (out + 1)
+    return grad_out * conj(out + 1)
 
 
 @_unary("log")
@@ -71,7 +71,7 @@ def _log(grad_out, x):
 
 @_unary("log1p")
 def _log1p(grad_out, x):
-    return grad_out / (x + 1)
+    return grad_out / conj(x + 1)
 
 
 @_unary("sqrt", save="output")
@@ -81,36 +81,44 @@ def _sqrt(grad_out, out):
 
 @_unary("rsqrt", save="output")
 def _rsqrt(grad_out, out):
+    if out.dtype.is_complex:
+        return grad_out * conj(out * out * out * -0.5)
     return grad_out * out * out * out * -0.5
 
 
 @_unary("square")
 def _square(grad_out, x):
-    return grad_out * x * 2
+    return grad_out * conj(x) * 2
 
 
 @_unary("reciprocal", save="output")
 def _reciprocal(grad_out, out):
+    if out.dtype.is_complex:
+        return -grad_out * conj(out * out)
     return -grad_out * out * out
 
 
 @_unary("sin")
 def _sin(grad_out, x):
-    return grad_out * F.cos(x)
+    return grad_out * conj(F.cos(x))
 
 
 @_unary("cos")
 def _cos(grad_out, x):
-    return -grad_out * F.sin(x)
+    return -grad_out * conj(F.sin(x))
 
 
 @_unary("tanh", save="output")
 def _tanh(grad_out, out):
+    if out.dtype.is_complex:            # the fused grad op is real only
+        return grad_out * conj(1 - out * out)
     return apply(TANH_GRAD, (grad_out, out), {})
 
 
 @_unary("sigmoid", save="output")
 def _sigmoid(grad_out, out):
+    if out.dtype.is_complex:
+        return grad_out * conj(out * (1 - out))
     return apply(SIGMOID_GRAD, (grad_out, out), {})
 
 

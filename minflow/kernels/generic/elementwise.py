@@ -37,16 +37,17 @@ for _op, _fn in (("exp", "exp"), ("expm1", "expm1"), ("log", "log"), ("log1p", "
                  ("sqrt", "sqrt"), ("reciprocal", "reciprocal"), ("sin", "sin"),
                  ("cos", "cos"), ("tanh", "tanh")):
     register_array_function(_op, _fn, FLOATS)
-for _op in ("exp", "log", "sqrt"):
+for _op in ("exp", "expm1", "log", "log1p", "sqrt", "reciprocal", "sin", "cos", "tanh",
+            "square"):
     register_array_function(_op, _op, COMPLEX)
 
 
-@register_kernel("rsqrt", ("cpu", "cuda"), FLOATS)
+@register_kernel("rsqrt", ("cpu", "cuda"), FLOATS + COMPLEX)
 def rsqrt(xp, x):
     return xp.reciprocal(xp.sqrt(x))
 
 
-@register_kernel("sigmoid", ("cpu", "cuda"), FLOATS)
+@register_kernel("sigmoid", ("cpu", "cuda"), FLOATS + COMPLEX)
 def sigmoid(xp, x):
     # NOTE: 1 / (1 + exp(-x)) overflows exp for large negative x; the tanh form never does.
     if x.dtype == xp.float16:
