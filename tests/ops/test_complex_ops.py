@@ -47,6 +47,10 @@ CASES = {
     "sigmoid": lambda L, x, y: L.sigmoid(x) * y, "expm1_log1p": lambda L, x, y: L.expm1(x)
     + L.log1p(y), "rsqrt": lambda L, x, y: L.rsqrt(x), "reciprocal": lambda L, x, y:
     L.reciprocal(x) * y, "square": lambda L, x, y: L.square(x) + y,
+    "tan_sinh_cosh": lambda L, x, y: L.tan(x * 0.5) + L.sinh(y) * L.cosh(x),
+    "asin_acos_atan": lambda L, x, y: L.asin(x) * L.acos(y) + L.atan(x * 0.5),
+    "asinh_acosh_atanh": lambda L, x, y: L.asinh(x) * L.acosh(y) + L.atanh(x * 0.5),
+    "log2_log10_exp2": lambda L, x, y: L.log2(x) * L.log10(y) + L.exp2(x),
 }
 
 
@@ -84,7 +88,8 @@ def test_values_and_grads_match_torch(name):
 @pytest.mark.parametrize("name", ["add", "mul", "div", "exp", "log", "sqrt", "abs", "angle",
                                   "real_imag", "view_as_real", "matmul", "sum", "mean",
                                   "sin_cos", "tanh", "sigmoid", "expm1_log1p", "rsqrt",
-                                  "reciprocal", "square"])
+                                  "reciprocal", "square", "tan_sinh_cosh", "asin_acos_atan",
+                                  "asinh_acosh_atanh", "log2_log10_exp2"])
 def test_dtypes_of_results_match_torch(name, dtype):
     torch = pytest.importorskip("torch")
     ours = CASES[name](minflow, minflow.tensor(_complex((3, 4), 0, dtype)),
@@ -101,7 +106,9 @@ def test_dtypes_of_results_match_torch(name, dtype):
                                   "angle", "conj", "real_imag", "view_as_real",
                                   "view_as_complex", "complex", "polar", "sgn", "matmul",
                                   "mean", "where", "real_operand", "sin_cos", "tanh",
-                                  "sigmoid", "expm1_log1p", "rsqrt", "reciprocal", "square"])
+                                  "sigmoid", "expm1_log1p", "rsqrt", "reciprocal", "square",
+                                  "tan_sinh_cosh", "asin_acos_atan", "asinh_acosh_atanh",
+                                  "log2_log10_exp2"])
 def test_gradcheck_perturbing_real_and_imaginary_parts(name):
     x = minflow.tensor(_complex((2, 4), 2), requires_grad=True)
     y = minflow.tensor(_complex((2, 4), 3), requires_grad=True)

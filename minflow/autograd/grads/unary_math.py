@@ -1,77 +1,81 @@
 """Grad functions of the unary math ops (ops/unary_math.py), each torch's formula, so
-edges agree too (acosh at 1 is inf, asin outside [-1, 1] NaN, logit clamped by eps 0)."""
+edges agree too (acosh at 1 is inf, asin outside [-1, 1] NaN, logit clamped by eps 0);
+for complex inputs the local derivative is conjugated (see grads/elementwise.py)."""
 import math
 
 from ...core.namespace import F
 from ..node import GradFunction, register_grad
 from .elementwise import _unary
+from .util import conj
 
 
 @_unary("tan", save="output")
 def _tan(grad_out, out):
     """d tan x = 1 + tan^2 x."""
-    return grad_out * (out * out + 1)
+    return grad_out * conj(out * out + 1)
 
 
 @_unary("asin")
 def _asin(grad_out, x):
     """d arcsin x = 1 / sqrt(1 - x^2)."""
-    return grad_out * F.rsqrt(1 - x * x)
+    return grad_out * conj(F.rsqrt(1 - x * x))
 
 
 @_unary("acos")
 def _acos(grad_out, x):
     """d arccos x = -1 / sqrt(1 - x^2)."""
-    return -grad_out * F.rsqrt(1 - x * x)
+    return -grad_out * conj(F.rsqrt(1 - x * x))
 
 
 @_unary("atan")
 def _atan(grad_out, x):
     """d arctan x = 1 / (1 + x^2)."""
-    return grad_out / (x * x + 1)
+    return grad_out / conj(x * x + 1)
 
 
 @_unary("sinh")
 def _sinh(grad_out, x):
-    return grad_out * F.cosh(x)
+    return grad_out * conj(F.cosh(x))
 
 
 @_unary("cosh")
 def _cosh(grad_out, x):
-    return grad_out * F.sinh(x)
+    return grad_out * conj(F.sinh(x))
 
 
 @_unary("asinh")
 def _asinh(grad_out, x):
     """d arsinh x = 1 / sqrt(x^2 + 1)."""
-    return grad_out * F.rsqrt(x * x + 1)
+    return grad_out * conj(F.rsqrt(x * x + 1))
 
 
 @_unary("acosh")
 def _acosh(grad_out, x):
     """d arcosh x = 1 / sqrt(x^2 - 1)."""
+    if x.dtype.is_complex:      # sqrt(x^2 - 1) is not sqrt(x + 1) sqrt(x - 1) off the reals
+        return grad_out * conj(F.rsqrt(x + 1) * F.rsqrt(x - 1))
     return grad_out * F.rsqrt(x * x - 1)
 
 
 @_unary("atanh")
 def _atanh(grad_out, x):
     """d artanh x = 1 / (1 - x^2)."""
-    return grad_out / (1 - x * x)
+    return grad_out / conj(1 - x * x)
 
 
 @_unary("log2")
 def _log2(grad_out, x):
-    return grad_out / (x * math.log(2.0))
+    return grad_out / conj(x * math.log(2.0))
 
 
 @_unary("log10")
 def _log10(grad_out, x):
-    return grad_out / (x * math.log(10.0))
+    return grad_out / conj(x * math.log(10.0))
 
 
 @_unary("exp2", save="output")
 def _exp2(grad_out, out):
-    return grad_out * out * math.log(2.0)
+    return grad_out * conj(out * math.log(2.0))
 
 
 @_unary("erfc")

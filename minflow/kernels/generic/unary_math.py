@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ...core.dtype import FLOATS, INTS, bool as bool_
+from ...core.dtype import COMPLEX, FLOATS, INTS, bool as bool_
 from ..registry import register_array_function, register_kernel
 from .special import _special
 
@@ -18,6 +18,8 @@ for _op, _fn in (("tan", "tan"), ("asin", "arcsin"), ("acos", "arccos"), ("atan"
                  ("log10", "log10"), ("exp2", "exp2"), ("deg2rad", "deg2rad"),
                  ("rad2deg", "rad2deg")):
     register_array_function(_op, _fn, FLOATS)
+    if not _op.endswith(("2deg", "2rad")):       # torch has no complex deg2rad / rad2deg
+        register_array_function(_op, _fn, COMPLEX)
 
 _math_erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
