@@ -29,7 +29,7 @@ COMPLEX_OPS = {"add", "sub", "mul", "div", "true_divide", "neg", "negative", "po
                "expm1", "log1p", "rsqrt", "reciprocal", "sin", "cos", "tanh", "sigmoid",
                "square", "nn.functional.tanh", "nn.functional.sigmoid", "tan", "asin",
                "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10",
-               "exp2",
+               "exp2", "cumsum",
                "resolve_conj", "real", "imag", "angle", "polar", "complex", "view_as_real",
                "view_as_complex", "sum", "mean", "matmul", "mm", "bmm", "reshape", "view",
                "transpose", "permute", "cat", "stack", "index_select", "select", "eq", "ne",

@@ -51,6 +51,7 @@ CASES = {
     "asin_acos_atan": lambda L, x, y: L.asin(x) * L.acos(y) + L.atan(x * 0.5),
     "asinh_acosh_atanh": lambda L, x, y: L.asinh(x) * L.acosh(y) + L.atanh(x * 0.5),
     "log2_log10_exp2": lambda L, x, y: L.log2(x) * L.log10(y) + L.exp2(x),
+    "cumsum": lambda L, x, y: L.cumsum(x, 1) * y + x.cumsum(0),
 }
 
 
@@ -89,7 +90,7 @@ def test_values_and_grads_match_torch(name):
                                   "real_imag", "view_as_real", "matmul", "sum", "mean",
                                   "sin_cos", "tanh", "sigmoid", "expm1_log1p", "rsqrt",
                                   "reciprocal", "square", "tan_sinh_cosh", "asin_acos_atan",
-                                  "asinh_acosh_atanh", "log2_log10_exp2"])
+                                  "asinh_acosh_atanh", "log2_log10_exp2", "cumsum"])
 def test_dtypes_of_results_match_torch(name, dtype):
     torch = pytest.importorskip("torch")
     ours = CASES[name](minflow, minflow.tensor(_complex((3, 4), 0, dtype)),
@@ -108,7 +109,7 @@ def test_dtypes_of_results_match_torch(name, dtype):
                                   "mean", "where", "real_operand", "sin_cos", "tanh",
                                   "sigmoid", "expm1_log1p", "rsqrt", "reciprocal", "square",
                                   "tan_sinh_cosh", "asin_acos_atan", "asinh_acosh_atanh",
-                                  "log2_log10_exp2"])
+                                  "log2_log10_exp2", "cumsum"])
 def test_gradcheck_perturbing_real_and_imaginary_parts(name):
     x = minflow.tensor(_complex((2, 4), 2), requires_grad=True)
     y = minflow.tensor(_complex((2, 4), 3), requires_grad=True)

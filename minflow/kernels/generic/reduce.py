@@ -93,7 +93,7 @@ def min_dim(xp, x, dim, keepdim):
     return _extreme_dim(xp, xp.argmin, x, dim, keepdim)
 
 
-@register_kernel("cumsum", ("cpu", "cuda"), ALL)
+@register_kernel("cumsum", ("cpu", "cuda"), ALL + COMPLEX)
 def cumsum(xp, x, dim, dtype):
     if x.ndim == 0:
         return x.copy()
