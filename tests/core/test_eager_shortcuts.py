@@ -10,26 +10,28 @@ from minflow import nn, optim
 from minflow.nn import functional as F
 
 
-def _mlp_grads():
+def _mlp_grads(dtype):
     """Gradients of an MLP's cross-entropy (linear_grad, linear_grad_params, relu_grad,
-    cross_entropy_grad in backward) and the loss."""
+    cross_entropy_grad in backward), as float32 arrays, and their dtypes."""
     rng = np.random.default_rng(0)
-    params = [minflow.tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True)
+    params = [minflow.tensor(rng.standard_normal(s), dtype=dtype, requires_grad=True)
               for s in ((5, 4), (5,), (3, 5), (3,))]
-    x = minflow.tensor(rng.standard_normal((6, 4)).astype(np.float32))
+    x = minflow.tensor(rng.standard_normal((6, 4)), dtype=dtype)
     y = minflow.tensor([0, 1, 2, 0, 1, 2])
     w1, b1, w2, b2 = params
-    loss = F.cross_entropy(F.linear(F.relu(F.linear(x, w1, b1)), w2, b2), y)
-    loss.backward()
-    return [p.grad.numpy() for p in params], loss
+    F.cross_entropy(F.linear(F.relu(F.linear(x, w1, b1)), w2, b2), y).backward()
+    return [p.grad.float().numpy() for p in params], [p.grad.dtype for p in params]
 
 
-def test_backward_ops_give_the_dispatchers_grads_bit_for_bit():
-    fast, _ = _mlp_grads()
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+def test_backward_ops_give_the_dispatchers_grads_bit_for_bit(dtype):
+    dtype = getattr(minflow, dtype)
+    fast, fast_dtypes = _mlp_grads(dtype)
     with minflow.profiler.profile() as prof:     # an observer: every op goes through apply
-        checked, _ = _mlp_grads()
+        checked, checked_dtypes = _mlp_grads(dtype)
     names = [e.name for e in prof.events()]
     assert {"linear_grad", "linear_grad_params", "relu_grad", "cross_entropy_grad"} <= set(names)
+    assert fast_dtypes == checked_dtypes == [dtype] * 4
     for a, b in zip(fast, checked):
         np.testing.assert_array_equal(a, b)
 
