@@ -138,8 +138,9 @@ def apply_in_backward(op, inputs, attrs):
 
 
 def _as_dtype(op, array, dtype):
+    """A cpu kernel's result as an array of ``dtype``."""
     if array.__class__ is not _ndarray:
-        array = np.asarray(array)       # ufuncs on 0-d arrays return numpy scalars
+        array = np.asarray(array)       # ufuncs and reductions on 0-d arrays give scalars
     if array.dtype is not dtype.np and array.dtype != dtype.np:
         array = _cast_result(op, array, dtype)
     return array
@@ -254,11 +255,7 @@ class EagerInterpreter(Interpreter):
         the inferred dtypes."""
         outputs = []
         for arr, (_, dtype) in zip(result, metas):
-            if arr.__class__ is not _ndarray:
-                arr = np.asarray(arr)       # numpy reductions return numpy scalars
-            if arr.dtype is not dtype.np and arr.dtype != dtype.np:
-                arr = _cast_result(op, arr, dtype)
-            outputs.append(_make(arr, dtype, _CPU))
+            outputs.append(_make(_as_dtype(op, arr, dtype), dtype, _CPU))
         if op.is_view:
             _share_storage(outputs[0], inputs[0])
         if grad and grad_state.grad_enabled and op.differentiable:

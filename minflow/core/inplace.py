@@ -20,7 +20,7 @@ from ..autograd.node import GradFunction, _edge, backward_name, custom_node
 from ..ops.registry import get_op
 from . import dtype as dtypes
 from .device import array_module
-from .dispatch import _interpreter, apply
+from .dispatch import apply, current_interpreter
 from .grad_mode import state as grad_state
 from .namespace import F
 from .tensor import Tensor
@@ -51,7 +51,7 @@ def inplace(fn, name, self, *args, _direct=None, **kwargs):
     ``_direct``: see ``functional.make_inplace``."""
     if not isinstance(self, Tensor):
         raise TypeError(f"{name}: expected a Tensor, got {type(self).__name__}")
-    traced = _interpreter[0].inplace          # graph mode (minflow.graph)
+    traced = current_interpreter().inplace    # graph mode (minflow.graph)
     if traced is not None:
         return traced(fn, name, self, *args, **kwargs)
     _refuse_lazy(self, args, name)

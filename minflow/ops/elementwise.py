@@ -228,10 +228,10 @@ def _into(op, name):
     def direct(self, other, *, alpha=1):
         if alpha == 1 and not isinstance(alpha, bool):
             return run_into(op, (self, other), {}, self)
-        if (alpha.__class__ in (int, float) and isinstance(other, Tensor)
-                and other.dtype is self.dtype and self.dtype.is_floating_point
-                and other._data.shape == self._data.shape and _writeable(self)
-                and not _overlaps(self, other)):
+        if (isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
+                and isinstance(other, Tensor) and other.dtype is self.dtype
+                and self.dtype.is_floating_point and other._data.shape == self._data.shape
+                and _writeable(self) and not _overlaps(self, other)):
             inputs, attrs = (self, other), {"alpha": float(alpha if name == "add" else -alpha)}
             if not run_in_place(ADD_SCALED_, inputs, attrs):
                 apply(ADD_SCALED_, inputs, attrs)

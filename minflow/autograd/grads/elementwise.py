@@ -81,9 +81,8 @@ def _sqrt(grad_out, out):
 
 @_unary("rsqrt", save="output")
 def _rsqrt(grad_out, out):
-    if out.dtype.is_complex:
-        return grad_out * conj(out * out * out * -0.5)
-    return grad_out * out * out * out * -0.5
+    c = conj(out)
+    return grad_out * c * c * c * -0.5
 
 
 @_unary("square")
@@ -93,9 +92,8 @@ def _square(grad_out, x):
 
 @_unary("reciprocal", save="output")
 def _reciprocal(grad_out, out):
-    if out.dtype.is_complex:
-        return -grad_out * conj(out * out)
-    return -grad_out * out * out
+    c = conj(out)
+    return -grad_out * c * c
 
 
 @_unary("sin")
