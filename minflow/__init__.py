@@ -15,6 +15,7 @@ from .core.dtype_info import finfo, iinfo
 dtype = DType       # the class of the dtypes, as torch.dtype: isinstance(x, minflow.dtype)
 from .core.memory_format import (memory_format, contiguous_format, channels_last,
                                  channels_last_3d, preserve_format)
+from .core.tensor_options import layout, strided
 from .core.flags import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,
                          is_deterministic_algorithms_warn_only_enabled,
                          set_float32_matmul_precision, get_float32_matmul_precision,
@@ -31,7 +32,7 @@ from . import kernels as _kernels
 from . import autograd
 from . import linalg
 from . import accelerator, amp, backends, cuda, version
-from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+from .amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled
 from .amp.autocast_state import (set_autocast_enabled, set_autocast_dtype,
                                  is_autocast_cache_enabled, set_autocast_cache_enabled,
                                  clear_autocast_cache, autocast_increment_nesting,

@@ -15,6 +15,7 @@ from .core.dispatch import apply as _apply
 from .core.inplace import write_out as _write_out
 from .core.namespace import F as _F
 from .core.tensor import Tensor as _Tensor
+from .core.tensor_options import tensor_options as _tensor_options
 from .ops.fft import FFT_C2C as _C2C, FFT_C2R as _C2R, FFT_R2C as _R2C, NORMS as _NORMS
 from .ops.fft import swapped as _swapped
 from .ops.infer import check_int as _check_int
@@ -351,6 +352,7 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 # ---- frequencies and shifts ----------------------------------------------------------------
 
+@_tensor_options(name="fft.fftfreq")
 def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     """fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
@@ -364,6 +366,7 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     return result.requires_grad_() if requires_grad else result
 
 
+@_tensor_options(name="fft.rfftfreq")
 def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     """rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False) -> Tensor
 

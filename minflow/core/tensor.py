@@ -12,6 +12,7 @@ from .device import MetaArray
 from .grad_mode import state as _grad_state
 from .memory_format import contiguous_format, is_contiguous_in
 from .namespace import F
+from .tensor_options import strided
 from .tensor_autograd import TensorAutograd
 from .tensor_convert import TensorConversion, _refuse_lazy
 
@@ -131,6 +132,15 @@ class Tensor(TensorAutograd, TensorConversion):
         minflow.Size([2, 3])
         """
         return Size(self._data.shape)
+
+    @property
+    def layout(self):
+        """``minflow.strided``: a tensor is a dense array with strides (see tensor_options).
+
+        >>> minflow.zeros(2).layout
+        minflow.strided
+        """
+        return strided
 
     @property
     def ndim(self):

@@ -19,6 +19,7 @@ from ..core.functional import public
 from ..core.inplace import write_out
 from ..core.namespace import F
 from ..core.tensor import Tensor, wrap_dim
+from ..core.tensor_options import tensor_options
 from .index_parse import INDEX_DTYPES
 from .infer import check_tensor
 from .join import pad
@@ -283,6 +284,7 @@ def _tri_indices(fn, keep, row, col, offset, dtype, device):
 
 
 @public
+@tensor_options
 def tril_indices(row, col, offset=0, *, dtype=None, device=None):
     """tril_indices(row, col, offset=0, *, dtype=int64, device=None) -> Tensor (2, N)
 
@@ -296,6 +298,7 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None):
 
 
 @public
+@tensor_options
 def triu_indices(row, col, offset=0, *, dtype=None, device=None):
     """triu_indices(row, col, offset=0, *, dtype=int64, device=None) -> Tensor (2, N)
 
@@ -308,6 +311,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None):
 
 
 @public
+@tensor_options
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     """logspace(start, end, steps, base=10.0, *, dtype=None, device=None,
     requires_grad=False) -> Tensor
@@ -337,6 +341,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 
 @public(name="range")
+@tensor_options(name="range", with_pin_memory=False)
 def range_(start, end, step=1, *, dtype=None, device=None, requires_grad=False,
            out=None):
     """range(start=0, end, step=1, *, out=None, dtype=None, device=None,
@@ -355,7 +360,7 @@ def range_(start, end, step=1, *, dtype=None, device=None, requires_grad=False,
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
-                  stacklevel=2)
+                  stacklevel=4)     # the user, past the public wrapper and tensor_options
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
     if step == 0:
         raise RuntimeError("range: step must be nonzero")

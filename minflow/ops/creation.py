@@ -13,6 +13,7 @@ from ..core.grad_mode import no_grad, state as grad_state
 from ..core.memory_format import layout_like, preserve_format
 from ..core.namespace import F
 from ..core.tensor import Tensor
+from ..core.tensor_options import tensor_options
 from .infer import broadcast_shapes, check_shape
 from .registry import Attr, define_op, get_op
 
@@ -142,6 +143,7 @@ def _random_float_dtype(dtype, where):
 
 
 @public
+@tensor_options
 def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor
 
@@ -153,6 +155,7 @@ def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
 
 
 @public
+@tensor_options
 def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor
 
@@ -164,6 +167,7 @@ def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
 
 
 @public
+@tensor_options
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
@@ -181,6 +185,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 
 
 @public
+@tensor_options
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     """scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
@@ -195,6 +200,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 
 
 @public
+@tensor_options
 def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor (uninitialised)
 
@@ -206,6 +212,7 @@ def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
 
 
 @public
+@tensor_options
 def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """arange(start=0, end, step=1, *, dtype=None, device=None) -> Tensor
 
@@ -226,6 +233,7 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
 
 
 @public
+@tensor_options
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """linspace(start, end, steps, *, dtype=None, device=None) -> Tensor
 
@@ -238,6 +246,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 
 @public
+@tensor_options
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """eye(n, m=None, *, dtype=None, device=None) -> Tensor
 
@@ -249,6 +258,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 @public
+@tensor_options
 def rand(*shape, size=None, generator=None, dtype=None, device=None,
          requires_grad=False):
     """rand(*size, generator=None, dtype=None, device=None) -> Tensor, samples of U[0, 1)
@@ -262,6 +272,7 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None,
 
 
 @public
+@tensor_options
 def randn(*shape, size=None, generator=None, dtype=None, device=None,
           requires_grad=False):
     """randn(*size, generator=None, dtype=None, device=None) -> Tensor, samples of N(0, 1)
@@ -283,6 +294,7 @@ def randn(*shape, size=None, generator=None, dtype=None, device=None,
 
 
 @public
+@tensor_options
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """randint(low=0, high, size, *, generator=None, dtype=int64, device=None) -> Tensor
@@ -301,6 +313,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
 
 
 @public
+@tensor_options
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False):
     """normal(mean, std, size=None, *, generator=None) -> Tensor, samples of N(mean, std^2)
@@ -363,6 +376,7 @@ def _zero_grad_node(out, inputs, overload):
 
 
 def _like(fn):
+    @tensor_options(name=f"{fn.__name__}_like")
     def like(input, *, dtype=None, device=None, requires_grad=False,
              memory_format=preserve_format):
         out = fn(input._data.shape, dtype=input.dtype if dtype is None else dtype,
@@ -393,6 +407,7 @@ rand_like, randn_like = _like(rand), _like(randn)
 
 
 @public
+@tensor_options
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=preserve_format):
     """full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
@@ -407,6 +422,7 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 
 @public
+@tensor_options
 def randint_like(input, low=0, high=None, *, dtype=None, device=None):
     """randint_like(input, low=0, high) -> Tensor of random ints shaped like input.
 
@@ -421,6 +437,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None):
 
 
 @tensor_method("new_zeros")
+@tensor_options
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
     """``zeros(*size)`` with ``self``'s dtype and device unless given.
 
@@ -432,6 +449,7 @@ def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
 
 
 @tensor_method("new_ones")
+@tensor_options
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
     """``ones(*size)`` with ``self``'s dtype and device unless given.
 
@@ -442,6 +460,7 @@ def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
 
 
 @tensor_method("new_empty")
+@tensor_options
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
     """``empty(*size)`` with ``self``'s dtype and device unless given.
 
@@ -452,6 +471,7 @@ def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
 
 
 @public
+@tensor_options
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
     """empty_strided(size, stride, *, dtype=None, device=None) -> Tensor (uninitialised)
 
@@ -478,6 +498,7 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
 
 
 @tensor_method("new_empty_strided")
+@tensor_options
 def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
     """``empty_strided(size, stride)`` with ``self``'s dtype and device unless given.
 
@@ -488,6 +509,7 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
 
 
 @tensor_method("new_full")
+@tensor_options
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """``full(size, fill_value)`` with ``self``'s dtype and device unless given.
 
@@ -635,6 +657,7 @@ def _place(arr, dtype, device):
 
 
 @public
+@tensor_options(with_layout=False)
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor (copies data)
 

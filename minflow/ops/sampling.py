@@ -16,6 +16,7 @@ from ..core.functional import public, tensor_method
 from ..core.inplace import inplace as _inplace
 from ..core.namespace import F
 from ..core.tensor import Tensor
+from ..core.tensor_options import tensor_options
 from . import infer
 from .registry import Attr, define_op, get_op
 
@@ -72,6 +73,7 @@ BERNOULLI = define_op("bernoulli", ["input"], attrs=[_GENERATOR], infer=_bernoul
 
 
 @public
+@tensor_options
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """randperm(n, *, generator=None, dtype=int64, device=None) -> Tensor
 

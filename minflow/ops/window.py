@@ -12,6 +12,7 @@ from ..core import dtype as dtypes
 from ..core.device import default_device
 from ..core.functional import public
 from ..core.namespace import F
+from ..core.tensor_options import tensor_options
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
            "kaiser_window"]
@@ -53,6 +54,7 @@ def _cosine_sum(coefficients):
 
 
 @public
+@tensor_options
 def hann_window(window_length, periodic=True, *, dtype=None, device=None,
                 requires_grad=False):
     """hann_window(window_length, periodic=True, *, dtype=None, device=None,
@@ -68,6 +70,7 @@ def hann_window(window_length, periodic=True, *, dtype=None, device=None,
 
 
 @public
+@tensor_options
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
                    device=None, requires_grad=False):
     """hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
@@ -87,6 +90,7 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
 
 
 @public
+@tensor_options
 def blackman_window(window_length, periodic=True, *, dtype=None, device=None,
                     requires_grad=False):
     """blackman_window(window_length, periodic=True, *, dtype=None, device=None,
@@ -107,6 +111,7 @@ def _bartlett(n, n_sym):
 
 
 @public
+@tensor_options
 def bartlett_window(window_length, periodic=True, *, dtype=None, device=None,
                     requires_grad=False):
     """bartlett_window(window_length, periodic=True, *, dtype=None, device=None,
@@ -122,6 +127,7 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, device=None,
 
 
 @public
+@tensor_options
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, device=None,
                   requires_grad=False):
     """kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, device=None,

@@ -9,12 +9,16 @@ import math as _math
 
 from ..core import dtype as _dtypes
 from ..core.namespace import F as _F
+from ..core.tensor_options import strided as _strided
 
 __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine",
            "general_hamming", "hamming", "hann", "kaiser", "nuttall"]
 
 
-def _check(name, M, dtype):
+def _check(name, M, dtype, layout):
+    if layout is not None and layout is not _strided:
+        raise ValueError(f"signal.windows.{name}: is implemented for strided tensors only, "
+                         f"got: {layout!r}")
     if not isinstance(M, int) or isinstance(M, bool):     # torch: a TypeError
         raise TypeError(f"signal.windows.{name}: expected M to be an int, got {M!r} "
                         f"({type(M).__name__})")
@@ -53,7 +57,7 @@ def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None,
     >>> minflow.signal.windows.general_cosine(3, a=[0.5, 0.5])
     tensor([0., 1., 0.])
     """
-    dtype = _check("general_cosine", M, dtype)
+    dtype = _check("general_cosine", M, dtype, layout)
     if not isinstance(a, (list, tuple)):
         raise TypeError(f"signal.windows.general_cosine: Coefficients must be a list/tuple, "
                         f"got {type(a).__name__}")
@@ -74,8 +78,8 @@ def general_hamming(M, *, alpha=0.54, sym=True, dtype=None, layout=None, device=
     >>> minflow.signal.windows.general_hamming(3, alpha=0.5)
     tensor([0., 1., 0.])
     """
-    return general_cosine(M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, device=device,
-                          requires_grad=requires_grad)
+    return general_cosine(M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, layout=layout,
+                          device=device, requires_grad=requires_grad)
 
 
 def hann(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
@@ -84,7 +88,7 @@ def hann(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=Fal
     >>> minflow.signal.windows.hann(3)
     tensor([0., 1., 0.])
     """
-    return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, device=device,
+    return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, layout=layout, device=device,
                            requires_grad=requires_grad)
 
 
@@ -94,7 +98,8 @@ def hamming(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=
     >>> minflow.signal.windows.hamming(3)
     tensor([0.0800, 1.0000, 0.0800])
     """
-    return general_hamming(M, sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+    return general_hamming(M, sym=sym, dtype=dtype, layout=layout, device=device,
+                           requires_grad=requires_grad)
 
 
 def blackman(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
@@ -103,6 +108,7 @@ def blackman(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad
     >>> minflow.signal.windows.blackman(3)
     tensor([-1.4901e-08,  1.0000e+00, -1.4901e-08])
     """
+    _check("blackman", M, dtype, layout)
     return general_cosine(M, a=[0.42, 0.5, 0.08], sym=sym, dtype=dtype, device=device,
                           requires_grad=requires_grad)
 
@@ -114,7 +120,8 @@ def nuttall(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=
     1.0
     """
     return general_cosine(M, a=[0.3635819, 0.4891775, 0.1365995, 0.0106411], sym=sym,
-                          dtype=dtype, device=device, requires_grad=requires_grad)
+                          dtype=dtype, layout=layout, device=device,
+                          requires_grad=requires_grad)
 
 
 def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
@@ -123,7 +130,7 @@ def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=F
     >>> minflow.signal.windows.cosine(3)
     tensor([0.5000, 1.0000, 0.5000])
     """
-    dtype = _check("cosine", M, dtype)
+    dtype = _check("cosine", M, dtype, layout)
     trivial = _trivial(M, dtype, device, requires_grad) if M == 0 else None
     if trivial is not None:
         return trivial
@@ -140,7 +147,7 @@ def exponential(M, *, center=None, tau=1.0, sym=True, dtype=None, layout=None, d
     >>> minflow.signal.windows.exponential(3)
     tensor([0.3679, 1.0000, 0.3679])
     """
-    dtype = _check("exponential", M, dtype)
+    dtype = _check("exponential", M, dtype, layout)
     if tau <= 0:
         raise ValueError(f"signal.windows.exponential: Tau must be positive, got: {tau} "
                          f"instead.")
@@ -162,7 +169,7 @@ def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None,
     >>> minflow.signal.windows.gaussian(3)
     tensor([0.6065, 1.0000, 0.6065])
     """
-    dtype = _check("gaussian", M, dtype)
+    dtype = _check("gaussian", M, dtype, layout)
     if std <= 0:
         raise ValueError(f"signal.windows.gaussian: Standard deviation must be positive, got: "
                          f"{std} instead.")
@@ -179,7 +186,7 @@ def bartlett(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad
     >>> minflow.signal.windows.bartlett(5)
     tensor([0.0000, 0.5000, 1.0000, 0.5000, 0.0000])
     """
-    dtype = _check("bartlett", M, dtype)
+    dtype = _check("bartlett", M, dtype, layout)
     trivial = _trivial(M, dtype, device, requires_grad)
     if trivial is not None:
         return trivial
@@ -194,7 +201,7 @@ def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None,
     >>> minflow.signal.windows.kaiser(3, beta=0.0)
     tensor([1., 1., 1.])
     """
-    dtype = _check("kaiser", M, dtype)
+    dtype = _check("kaiser", M, dtype, layout)
     if beta < 0:
         raise ValueError(f"signal.windows.kaiser: beta must be non-negative, got: {beta} "
                          f"instead.")
