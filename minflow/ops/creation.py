@@ -134,6 +134,14 @@ def _float_dtype(dtype):
     return dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
 
 
+def _complex_draw(op_name, shape, dtype, device, requires_grad, **attrs):
+    """Complex samples whose real and imaginary parts are drawn alike (``op_name`` with
+    ``attrs``), side by side as view_as_complex reads them; as torch's."""
+    parts = _create(op_name, False, shape=shape + (2,), dtype=dtypes.to_real(
+        dtypes.as_dtype(dtype)), device=_device(device), **attrs)
+    return _create_done(F.view_as_complex(parts), requires_grad)
+
+
 def _random_float_dtype(dtype, where):
     dtype = _float_dtype(dtype)
     if not dtype.is_floating_point:
@@ -263,9 +271,14 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None,
          requires_grad=False):
     """rand(*size, generator=None, dtype=None, device=None) -> Tensor, samples of U[0, 1)
 
+    A complex dtype draws the real and imaginary parts each from U[0, 1), as torch.
+
     >>> minflow.rand(2, 2).shape
     minflow.Size([2, 2])
     """
+    if dtype is not None and dtypes.as_dtype(dtype).is_complex:
+        return _complex_draw("uniform", _shape_attr(shape, "rand", size), dtype, device,
+                             requires_grad, generator=generator)
     return _create("uniform", requires_grad, shape=_shape_attr(shape, "rand", size),
                    dtype=_random_float_dtype(dtype, "rand"), device=_device(device),
                    generator=generator)
@@ -284,10 +297,8 @@ def randn(*shape, size=None, generator=None, dtype=None, device=None,
     (minflow.Size([3]), minflow.complex64)
     """
     if dtype is not None and dtypes.as_dtype(dtype).is_complex:
-        parts = _create("normal", False, shape=_shape_attr(shape, "randn", size) + (2,),
-                        std=0.5 ** 0.5, dtype=dtypes.to_real(dtypes.as_dtype(dtype)),
-                        device=_device(device), generator=generator)
-        return _create_done(F.view_as_complex(parts), requires_grad)
+        return _complex_draw("normal", _shape_attr(shape, "randn", size), dtype, device,
+                             requires_grad, std=0.5 ** 0.5, generator=generator)
     return _create("normal", requires_grad, shape=_shape_attr(shape, "randn", size),
                    dtype=_random_float_dtype(dtype, "randn"), device=_device(device),
                    generator=generator)
@@ -332,6 +343,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     if size is None:
         raise TypeError("normal: expected size when mean and std are numbers, e.g. "
                         "normal(0.0, 1.0, (3,))")
+    if dtype is not None and dtypes.as_dtype(dtype).is_complex:     # parts of N(mean, std^2/2)
+        return _complex_draw("normal", _shape_attr((size,), "normal"), dtype, device,
+                             requires_grad, mean=mean, std=std * 0.5 ** 0.5,
+                             generator=generator)
     return _create("normal", requires_grad, mean=mean, std=std,
                    shape=_shape_attr((size,), "normal"),
                    dtype=_random_float_dtype(dtype, "normal"), device=_device(device),

@@ -187,8 +187,11 @@ def linear(input, weight, bias=None):
         return out if bias is None else F.add(out, bias)
     if len(w) != 2:
         _check_ndim("linear", "weight", weight, 2)
-    if bias is None or (bias._data.shape == w[:1] and bias.dtype is weight.dtype):
+    if not weight.dtype.is_complex and (
+            bias is None or (bias._data.shape == w[:1] and bias.dtype is weight.dtype)):
         return apply(LINEAR, (input, weight, bias), {})
+    if bias is None:        # complex: matmul's kernel and (conjugating) grads
+        return apply(MATMUL, (input, weight), {"transpose_other": True})
     return F.add(apply(MATMUL, (input, weight), {"transpose_other": True}), bias)
 
 

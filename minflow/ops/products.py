@@ -129,15 +129,17 @@ def inner(input, other, *, out=None):
 def vdot(input, other, *, out=None):
     """vdot(input, other, *, out=None) -> Tensor
 
-    The dot product of two 1-D tensors (of real numbers: their conjugation is a no-op).
+    sum(conj(input) * other) of two 1-D tensors (for real ones, their dot product).
 
     >>> minflow.vdot(minflow.tensor([1.0, 2.0]), minflow.tensor([3.0, 4.0])).item()
     11.0
+    >>> minflow.vdot(minflow.tensor([1j]), minflow.tensor([1j])).item()
+    (1+0j)
     """
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"vdot: 1D tensors expected, but got {input.ndim}D and "
                            f"{other.ndim}D tensors")
-    result = F.dot(input, other)
+    result = F.dot(F.conj(input) if input.dtype.is_complex else input, other)
     if out is None:
         return result
     from ..core.inplace import write_out

@@ -413,9 +413,12 @@ def _correction(name, unbiased, correction):
 def _var(name, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):               # var(x, False): the old (input, unbiased) form
         dim, unbiased = None, dim
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"{name}: std and var only support floating point dtypes, got "
-                           f"{input.dtype.name}")
+    if not input.dtype.is_differentiable:
+        raise RuntimeError(f"{name}: std and var only support floating point and complex "
+                           f"dtypes, got {input.dtype.name}")
+    if input.dtype.is_complex:      # as torch: the variances of the two parts, added (real)
+        return F.add(_var(name, F.real(input), dim, unbiased, keepdim, correction),
+                     _var(name, F.imag(input), dim, unbiased, keepdim, correction))
     dims = _checked_dims(name, dim, input.ndim)
     dof = _count(input, dims) - _correction(name, unbiased, correction)
     input = F.cast(input, _accumulate_dtype(input.dtype))
@@ -430,12 +433,13 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """var(input, dim=None, *, correction=1, keepdim=False) -> Tensor
 
     Variance over ``dim``: sum((x - mean)^2) / (N - correction). ``unbiased=False`` is
-    ``correction=0``.
+    ``correction=0``. Of complex values: sum(|x - mean|^2) / (N - correction), real.
 
     >>> minflow.var(minflow.tensor([1., 2., 3., 4.])).item()
     1.6666666269302368
     """
-    return F.cast(_var("var", input, dim, unbiased, keepdim, correction), input.dtype)
+    return F.cast(_var("var", input, dim, unbiased, keepdim, correction),
+                  dtypes.to_real(input.dtype))
 
 
 @public(method=True)
@@ -447,7 +451,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> minflow.std(minflow.tensor([[1., 3.], [2., 2.]]), dim=1).tolist()
     [1.4142135381698608, 0.0]
     """
-    return F.cast(F.sqrt(_var("std", input, dim, unbiased, keepdim, correction)), input.dtype)
+    return F.cast(F.sqrt(_var("std", input, dim, unbiased, keepdim, correction)),
+                  dtypes.to_real(input.dtype))
 
 
 @public
@@ -512,8 +517,12 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     >>> minflow.norm(minflow.tensor([[3., 0.], [0., -4.]]), "nuc").item()
     7.0
     """
+    if input.dtype.is_complex and p != "nuc":       # the norm of the moduli, real
+        input = F.abs(input if dtype is None else F.cast(input, _complex_dtype("norm", dtype)))
+        dtype = None
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"norm: expected a floating point input, got {input.dtype.name}")
+        raise RuntimeError(f"norm: expected a floating point or complex input, got "
+                           f"{input.dtype.name}")
     if p == "nuc":
         from ..linalg import matrix_norm
         dims = tuple(range(input.ndim)) if dim is None else \
@@ -531,6 +540,15 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     dims = _checked_dims("norm", dim, input.ndim)
     x = F.cast(input, _accumulate_dtype(out_dtype))
     return F.cast(_vector_norm(x, p, dims, keepdim), out_dtype)
+
+
+def _complex_dtype(name, dtype):
+    """The ``dtype=`` a norm of complex input computes in: a complex one, as torch."""
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_complex:
+        raise RuntimeError(f"{name}: dtype should be complex for a complex input, got "
+                           f"{dtype.name}")
+    return dtype
 
 
 def _abs_pow(x, p):

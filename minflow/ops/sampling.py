@@ -125,18 +125,23 @@ def bernoulli(input, p=None, *, generator=None):
 # ---- in-place fills: draw a fresh tensor like self, then write it into self ---------------
 
 def _draw(self, op_name, **attrs):
-    return apply(get_op(op_name), (), dict(attrs, shape=tuple(self._data.shape),
-                                           dtype=self.dtype, device=self.device))
+    """Samples shaped like self; a complex self gets real and imaginary parts drawn alike,
+    side by side (as torch)."""
+    shape, dtype, complex_ = tuple(self._data.shape), self.dtype, self.dtype.is_complex
+    if complex_:
+        shape, dtype = shape + (2,), dtypes.to_real(dtype)
+    out = apply(get_op(op_name), (), dict(attrs, shape=shape, dtype=dtype, device=self.device))
+    return F.view_as_complex(out) if complex_ else out
 
 
-def _float_self(self, name):
-    if not self.dtype.is_floating_point:
+def _float_self(self, name, complex_ok=False):
+    if not (self.dtype.is_floating_point or (complex_ok and self.dtype.is_complex)):
         raise dtypes.DTypeError(f"{name}: expected a floating point tensor, got "
                                 f"{self.dtype.name}")
 
 
 def _uniform(self, low, high, generator):
-    _float_self(self, "uniform_")
+    _float_self(self, "uniform_", complex_ok=True)
     if low > high:
         raise RuntimeError(f"uniform_: expects to return a [from, to) range, but found "
                            f"from={low} > to={high}")
@@ -144,9 +149,12 @@ def _uniform(self, low, high, generator):
 
 
 def _normal(self, mean, std, generator):
-    _float_self(self, "normal_")
+    """N(mean, std^2); a complex self gets each part from N(mean, std^2 / 2), as torch."""
+    _float_self(self, "normal_", complex_ok=True)
     if std < 0:
         raise RuntimeError(f"normal_: expected std >= 0.0, got {std}")
+    if self.dtype.is_complex:
+        std = std * 0.5 ** 0.5
     return _draw(self, "normal", mean=float(mean), std=float(std), generator=generator)
 
 

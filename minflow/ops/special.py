@@ -175,8 +175,9 @@ make_inplace(addcdiv, "addcdiv_")
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor
 
-    Elementwise ``|input - other| <= atol + rtol * |other|`` (bool); equal values
-    (infinities included) are close, NaNs only with ``equal_nan``.
+    Elementwise ``|input - other| <= atol + rtol * |other|`` (bool; for complex values, |.|
+    is their modulus); equal values (infinities included) are close, NaNs only with
+    ``equal_nan``.
 
     >>> minflow.isclose(minflow.tensor([1.0, 1.1]), minflow.tensor([1.0, 1.0])).tolist()
     [True, False]
@@ -190,7 +191,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
                            f"atol={atol}")
     infer.check_broadcast("isclose", input=input, other=other)
     same = F.eq(input, other)
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_differentiable:       # bools and ints
         if input.dtype is dtypes.bool or (rtol == 0 and atol == 0):
             return same
         input, other = F.cast(input, dtypes.float64), F.cast(other, dtypes.float64)

@@ -52,6 +52,19 @@ CASES = {
     "asinh_acosh_atanh": lambda L, x, y: L.asinh(x) * L.acosh(y) + L.atanh(x * 0.5),
     "log2_log10_exp2": lambda L, x, y: L.log2(x) * L.log10(y) + L.exp2(x),
     "cumsum": lambda L, x, y: L.cumsum(x, 1) * y + x.cumsum(0),
+    "prod_cumprod": lambda L, x, y: x.prod(1).unsqueeze(1) * y + L.cumprod(x, 1) + y.prod(),
+    "vdot": lambda L, x, y: L.vdot(x[0], y[1]) * x[1],
+    "flip_rot90": lambda L, x, y: L.flip(x, (0, 1)) * y + L.rot90(y, 2),
+    "diagonal_trace": lambda L, x, y: L.diagonal(x) * L.diag(y) + L.trace(x[:, :3]),
+    "diag_embed": lambda L, x, y: L.diag_embed(x) * y[0],
+    "as_strided": lambda L, x, y: L.as_strided(x, (2, 2), (1, 2)) * y[:2, :2],
+    "masked_fill": lambda L, x, y: x.masked_fill(y.real > 0, 2.0 + 1j) * y,
+    "var_std": lambda L, x, y: L.var(x, 1) * L.std(y) + L.var_mean(y, 1)[0],
+    "norms": lambda L, x, y: L.linalg.vector_norm(x, 3, 1) * L.linalg.norm(y, dim=1)
+    + L.linalg.matrix_norm(x, 1) + y.norm(),
+    "einsum": lambda L, x, y: L.einsum("ij,kj->ik", x, y) + L.einsum("ij,ij,ij->i", x, y, x),
+    "linear": lambda L, x, y: L.nn.functional.linear(x, y, y[:, 0])
+    + L.nn.functional.linear(y, x),
 }
 
 
@@ -90,7 +103,9 @@ def test_values_and_grads_match_torch(name):
                                   "real_imag", "view_as_real", "matmul", "sum", "mean",
                                   "sin_cos", "tanh", "sigmoid", "expm1_log1p", "rsqrt",
                                   "reciprocal", "square", "tan_sinh_cosh", "asin_acos_atan",
-                                  "asinh_acosh_atanh", "log2_log10_exp2", "cumsum"])
+                                  "asinh_acosh_atanh", "log2_log10_exp2", "cumsum",
+                                  "prod_cumprod", "vdot", "var_std", "norms", "einsum",
+                                  "linear"])
 def test_dtypes_of_results_match_torch(name, dtype):
     torch = pytest.importorskip("torch")
     ours = CASES[name](minflow, minflow.tensor(_complex((3, 4), 0, dtype)),
@@ -109,7 +124,9 @@ def test_dtypes_of_results_match_torch(name, dtype):
                                   "mean", "where", "real_operand", "sin_cos", "tanh",
                                   "sigmoid", "expm1_log1p", "rsqrt", "reciprocal", "square",
                                   "tan_sinh_cosh", "asin_acos_atan", "asinh_acosh_atanh",
-                                  "log2_log10_exp2", "cumsum"])
+                                  "log2_log10_exp2", "cumsum", "prod_cumprod", "vdot",
+                                  "flip_rot90", "diagonal_trace", "as_strided", "masked_fill",
+                                  "var_std", "norms", "einsum", "linear"])
 def test_gradcheck_perturbing_real_and_imaginary_parts(name):
     x = minflow.tensor(_complex((2, 4), 2), requires_grad=True)
     y = minflow.tensor(_complex((2, 4), 3), requires_grad=True)
@@ -117,7 +134,7 @@ def test_gradcheck_perturbing_real_and_imaginary_parts(name):
         return CASES[name](minflow, a, b)
 
     assert gradcheck(fn, (x, y))
-    if name not in ("abs", "angle", "sgn", "polar"):       # kinks aside, second order too
+    if name not in ("abs", "angle", "sgn", "polar", "norms"):    # kinks aside, second order
         assert gradgradcheck(fn, (x, y))
 
 
@@ -264,3 +281,78 @@ TABLE = {
 def test_op_table(name, device):
     fn, samples, reference, options = TABLE[name]
     check_op(fn, samples, reference, devices=[device], graph=False, **options)
+
+
+def test_prod_and_cumprod_with_zeros_match_torch_to_second_order():
+    torch = pytest.importorskip("torch")
+    a = _complex((3, 4), 7)
+    a[1, 2] = a[2, 0] = a[2, 3] = 0
+    results = []
+    for lib in (minflow, torch):
+        x = lib.tensor(a, requires_grad=True)
+        out = x.prod(1) * 2 + lib.cumprod(x, 1).sum(0).sum() + x.prod(0).sum()
+        grad, = lib.autograd.grad(_loss(out), x, create_graph=True)
+        grad2, = lib.autograd.grad(_loss(grad), x)
+        results.append([t.detach().numpy() for t in (out, grad, grad2)])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+def test_isclose_compares_complex_values_by_modulus():
+    torch = pytest.importorskip("torch")
+    a = _complex((20,), 8)
+    b = a + np.array([1e-9j, 1e-3j, 1e-6, 1e-4j] * 5)
+    b[0], a[1] = complex(np.nan, 1), complex(1, np.inf)
+    b[1] = a[1]
+    for kwargs in ({}, {"equal_nan": True}, {"rtol": 1e-3, "atol": 0.0}):
+        ours = minflow.isclose(minflow.tensor(a), minflow.tensor(b), **kwargs).tolist()
+        theirs = torch.isclose(torch.tensor(a), torch.tensor(b), **kwargs).tolist()
+        assert ours == theirs
+    assert not minflow.allclose(minflow.tensor(a[2:]), minflow.tensor(b[2:]))
+    assert minflow.allclose(minflow.tensor(a[2:]), minflow.tensor(a[2:] * (1 + 1e-9j)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_random_complex_tensors_draw_both_parts_as_torch(dtype):
+    n = 200_000
+    dt = getattr(minflow, dtype)
+    checks = {      # sample -> (mean, std) of each part, as torch's
+        "randn": (minflow.randn(n, dtype=dt), 0.0, 0.5 ** 0.5),
+        "normal": (minflow.normal(1.0, 2.0, (n,), dtype=dt), 1.0, 2 * 0.5 ** 0.5),
+        "normal_": (minflow.zeros(n, dtype=dt).normal_(-1.0, 3.0), -1.0, 3 * 0.5 ** 0.5),
+        "rand": (minflow.rand(n, dtype=dt), 0.5, (1 / 12) ** 0.5),
+        "uniform_": (minflow.zeros(n, dtype=dt).uniform_(-2, 4), 1.0, 3 ** 0.5),
+    }
+    for name, (sample, mean, std) in checks.items():
+        assert sample.dtype is dt, name
+        for part in (sample.real, sample.imag):
+            assert abs(part.mean().item() - mean) < 0.02 * max(1.0, std), name
+            assert abs(part.std().item() - std) < 0.02 * std, name
+        assert abs(np.corrcoef(sample.real.numpy(), sample.imag.numpy())[0, 1]) < 0.01, name
+    assert 0 <= checks["rand"][0].real.min().item() and checks["rand"][0].imag.max().item() < 1
+    assert -2 <= checks["uniform_"][0].imag.min().item()
+    assert checks["uniform_"][0].real.max().item() < 4
+
+
+def test_a_complex_linear_layer_trains_as_torch():
+    torch = pytest.importorskip("torch")
+    x, target = _complex((8, 4), 9), _complex((8, 3), 10)
+    w, b = _complex((3, 4), 11), _complex((3,), 12)
+    losses = []
+    for lib in (minflow, torch):
+        layer = lib.nn.Linear(4, 3, dtype=lib.complex128)
+        assert layer.weight.dtype is lib.complex128
+        with lib.no_grad():
+            layer.weight.copy_(lib.tensor(w))
+            layer.bias.copy_(lib.tensor(b))
+        opt = lib.optim.SGD(layer.parameters(), lr=0.05)
+        run = []
+        for _ in range(5):
+            opt.zero_grad()
+            loss = (layer(lib.tensor(x)) - lib.tensor(target)).abs().pow(2).mean()
+            loss.backward()
+            opt.step()
+            run.append(loss.item())
+        losses.append(run)
+    np.testing.assert_allclose(losses[0], losses[1], rtol=1e-12)
+    assert losses[0][-1] < losses[0][0]

@@ -194,7 +194,7 @@ BAD_INPUTS = {   # name: (call, error type, message naming the function)
                                 "var: pass only one of 'unbiased' and 'correction'"),
     "norm p": (lambda: _X.norm("abs"), RuntimeError, "norm: expected p to be 'fro', 'nuc' or a"),
     "norm of ints": (lambda: minflow.tensor([3, 4]).norm(dtype=minflow.float32), RuntimeError,
-                     "norm: expected a floating point input, got int64"),
+                     "norm: expected a floating point or complex input, got int64"),
     "cumsum without dim": (lambda: minflow.cumsum(_X), TypeError, "cumsum"),
     "all dim": (lambda: _X.all(2), IndexError, "all: Dimension out of range"),
 }

@@ -89,14 +89,15 @@ class EinsumGrad(GradFunction):
     """The grad of operand i is the einsum of grad_out with the other operands into
     operand i's subscripts; subscripts only operand i has are summed over in forward, so
     their grad is broadcast back (unsqueeze + expand). A subscript repeated within operand i
-    (a diagonal, "ii->i") is renamed apart and tied back with an identity matrix."""
+    (a diagonal, "ii->i") is renamed apart and tied back with an identity matrix. Complex
+    operands enter conjugated (torch's convention: the product rule's conj(d out / d x))."""
 
     def capture(self, ctx, inputs, outputs, attrs):
         ctx.equation = attrs["equation"]
         ctx.save_for_backward(*inputs[0])
 
     def apply(self, ctx, grad_out):
-        operands = ctx.saved_tensors
+        operands = [F.conj(x) if x.dtype.is_complex else x for x in ctx.saved_tensors]
         lhs, rhs = ctx.equation.split("->")
         terms = lhs.split(",")
         grads = []

@@ -38,7 +38,9 @@ def _keep(t, dims, keepdim):
 
 @register_grad("prod")
 class ProdGrad(GradFunction):
-    """d prod / d x_i = product of the others, computed without dividing by zero."""
+    """d prod / d x_i = product of the others, computed without dividing by zero; for
+    complex x, its conjugate times grad_out (torch's convention), from the products of
+    conj(x)."""
 
     def capture(self, ctx, inputs, outputs, attrs):
         ctx.save_for_backward(inputs[0])
@@ -46,6 +48,8 @@ class ProdGrad(GradFunction):
 
     def apply(self, ctx, grad_out):
         x, = ctx.saved_tensors
+        if x.dtype.is_complex:
+            x = F.conj(x)
         dims = ctx.dims
         grad_out = expand_reduced(grad_out, x.shape, dims, ctx.keepdim)
         if _recording_at_zero(x):
@@ -168,6 +172,8 @@ class CumprodGrad(GradFunction):
         x, out = ctx.saved_tensors
         if x.ndim == 0:
             return grad_out
+        if x.dtype.is_complex:      # the same formulas on conj(x): torch's convention
+            x, out = F.conj(x), F.conj(out)
         dim = ctx.dim
         if _recording_at_zero(x):
             return _cumprod_grad_at_zeros(x, grad_out, dim)

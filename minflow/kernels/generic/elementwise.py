@@ -231,7 +231,7 @@ def clamp(xp, input, min, max):
     return input if min is not None or max is not None else input.copy()
 
 
-@register_kernel("masked_fill", ("cpu", "cuda"), ALL)
+@register_kernel("masked_fill", ("cpu", "cuda"), ALL + COMPLEX)
 def masked_fill(xp, input, mask, value):
     return xp.where(mask, xp.asarray(value, dtype=input.dtype), input)
 

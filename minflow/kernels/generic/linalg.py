@@ -36,7 +36,7 @@ def linear_grad_params(xp, grad_out, input):
 def linear_grad(xp, grad_out, input, weight):
     return (xp.matmul(grad_out, weight),) + linear_grad_params(xp, grad_out, input)
 
-@register_kernel("einsum", ("cpu", "cuda"), NUMERIC)
+@register_kernel("einsum", ("cpu", "cuda"), NUMERIC + COMPLEX)
 def einsum(xp, operands, equation):
     # NOTE: optimize lets numpy contract 3+ operands pairwise via BLAS instead of one loop
     out = xp.einsum(equation, *operands, optimize=len(operands) > 2)

@@ -1,7 +1,7 @@
 """Kernels of the matrix ops, written once against the array module (numpy or cupy)."""
 from ...core.device import linalg_raises
 from ...core.dispatch import LinAlgError
-from ...core.dtype import ALL, float32, float64
+from ...core.dtype import ALL, COMPLEX, float32, float64
 from ..registry import register_kernel
 
 LINALG = (float32, float64)     # numpy.linalg has no float16, as torch's cpu kernels
@@ -21,10 +21,10 @@ def diagonal_view(xp, x, offset, dim1, dim2):
     return xp.lib.stride_tricks.as_strided(x[tuple(start)], shape, strides)
 
 
-register_kernel("diagonal", ("cpu", "cuda"), ALL)(diagonal_view)
+register_kernel("diagonal", ("cpu", "cuda"), ALL + COMPLEX)(diagonal_view)
 
 
-@register_kernel("diagonal_grad", ("cpu", "cuda"), ALL)
+@register_kernel("diagonal_grad", ("cpu", "cuda"), ALL + COMPLEX)
 def diagonal_grad(xp, grad_out, input_size, offset, dim1, dim2):
     out = xp.zeros(input_size, grad_out.dtype)
     diagonal_view(xp, out, offset, dim1, dim2)[...] = grad_out

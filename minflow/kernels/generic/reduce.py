@@ -26,10 +26,11 @@ def sum_(xp, x, dim, keepdim, dtype, out=None):
     return x.sum(axis=dim, keepdims=keepdim, dtype=_accumulate(xp, x, dtype), out=out)
 
 
-@register_kernel("prod", ("cpu", "cuda"), ALL)
+@register_kernel("prod", ("cpu", "cuda"), ALL + COMPLEX)
 def prod(xp, x, dim, keepdim, dtype):
     # ints and bools multiply in int64, as torch
-    out_dtype = dtype.np if dtype is not None else (x.dtype if x.dtype.kind == "f" else xp.int64)
+    out_dtype = dtype.np if dtype is not None else (x.dtype if x.dtype.kind in "fc" else
+                                                    xp.int64)
     return x.prod(axis=dim, keepdims=keepdim, dtype=out_dtype)
 
 
@@ -100,7 +101,7 @@ def cumsum(xp, x, dim, dtype):
     return x.cumsum(axis=dim, dtype=_accumulate(xp, x, dtype))
 
 
-@register_kernel("cumprod", ("cpu", "cuda"), ALL)
+@register_kernel("cumprod", ("cpu", "cuda"), ALL + COMPLEX)
 def cumprod(xp, x, dim, dtype):
     if x.ndim == 0:
         return x.copy()

@@ -54,7 +54,7 @@ def topk(xp, x, k, dim, largest, sorted):
     return xp.moveaxis(index.reshape(moved.shape[:-1] + (k,)), -1, dim)
 
 
-@register_kernel("flip", ("cpu", "cuda"), ALL)
+@register_kernel("flip", ("cpu", "cuda"), ALL + COMPLEX)
 def flip(xp, x, dims):
     return xp.flip(x, dims).copy() if dims else x.copy()
 

@@ -2,7 +2,7 @@
 and of its backward, written once against the array module."""
 import numpy as np
 
-from ...core.dtype import ALL, FLOATS
+from ...core.dtype import ALL, COMPLEX, FLOATS
 from ..registry import register_kernel
 from .indexing import add_at
 
@@ -52,7 +52,7 @@ def as_strided_view(xp, x, size, stride, offset):
     return view if view.dtype == x.dtype else view.view(x.dtype)   # bfloat16's typestr is V2
 
 
-register_kernel("as_strided", ("cpu", "cuda"), ALL)(as_strided_view)
+register_kernel("as_strided", ("cpu", "cuda"), ALL + COMPLEX)(as_strided_view)
 
 
 def _positions(xp, size, stride, offset):
@@ -63,7 +63,7 @@ def _positions(xp, size, stride, offset):
     return pos
 
 
-@register_kernel("as_strided_grad", ("cpu", "cuda"), FLOATS)
+@register_kernel("as_strided_grad", ("cpu", "cuda"), FLOATS + COMPLEX)
 def as_strided_grad(xp, grad, input_size, input_stride, size, stride, offset, transpose):
     """as_strided's backward: grad_out added into the memory where the view read it, then
     read out at the input's positions (divided by how many input elements share one, as
