@@ -52,7 +52,7 @@ def solve(A, B, *, left=True, out=None):
     tensor([1., 2.])
     """
     name = "linalg.solve"
-    check_square(name, A)
+    check_square(name, A, complex_ok=True)
     check_same_dtype(name, A, B)
     X = solve_system(name, A, B, left, lambda B2, adjoint: apply(
         SOLVE, _broadcast_batch(name, mT(A) if adjoint else A, B2), {}))
@@ -204,9 +204,9 @@ def matrix_power(A, n, *, out=None):
             f"a {len(shape)}-D tensor"
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {got}")
     if n < 0:
-        if not A.dtype.is_floating_point:
+        if not A.dtype.is_differentiable:
             raise RuntimeError(f"{name}: a negative n needs the inverse of A, so A must be "
-                               f"floating point, got {A.dtype.name}")
+                               f"floating point or complex, got {A.dtype.name}")
         A, n = F.inverse(A), -n
     if n == 0:      # the identity, differentiable with a zero gradient (as torch)
         eye = F.expand(F.eye(shape[-1], dtype=A.dtype, device=A.device), shape)

@@ -159,8 +159,9 @@ def _square_infer(input, batch_out):
         raise RuntimeError(f"A must be batches of square matrices, but they are "
                            f"{'x'.join(map(str, input._data.shape[-2:])) or 'scalars'} "
                            f"({list(input._data.shape)})")
-    if input.dtype not in (dtypes.float32, dtypes.float64):
-        raise RuntimeError(f"Expected a float32 or float64 tensor, got {input.dtype.name}")
+    if input.dtype not in (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128):
+        raise RuntimeError(f"Expected a float32, float64, complex64 or complex128 tensor, got "
+                           f"{input.dtype.name}")
     shape = input._data.shape[:-2] if batch_out else input._data.shape
     return tuple(shape), input.dtype
 

@@ -12,25 +12,26 @@ from .registry import Attr, define_op
 OPAQUE = ("opaque", "no_side_effect")
 
 
-def check_matrix(name, x, what="A"):
-    """At least 2 dims, floating point: what every linalg function asks of its input."""
+def check_matrix(name, x, what="A", complex_ok=False):
+    """At least 2 dims, floating point (or complex, where the function takes it): what
+    every linalg function asks of its input."""
     if x.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor {what} must have at least 2 dimensions, "
                            f"got shape {list(x.shape)}")
-    if not x.dtype.is_floating_point:
+    if not (x.dtype.is_floating_point or (complex_ok and x.dtype.is_complex)):
         raise RuntimeError(f"{name}: Expected a floating point tensor as {what}, got "
                            f"{x.dtype.name}")
 
 
-def check_square(name, x, what="A"):
-    """A batch of square floating point matrices."""
+def check_square(name, x, what="A", complex_ok=False):
+    """A batch of square floating point (or complex) matrices."""
     shape = tuple(x.shape)
     if len(shape) < 2 or shape[-1] != shape[-2]:
         got = f"{shape[-2]} by {shape[-1]} matrices" if len(shape) >= 2 else \
             f"a {len(shape)}-D tensor"
         raise RuntimeError(f"{name}: {what} must be batches of square matrices, but they are "
                            f"{got}")
-    check_matrix(name, x, what)
+    check_matrix(name, x, what, complex_ok)
 
 
 def check_same_dtype(name, a, b, names=("A", "B")):
@@ -41,7 +42,7 @@ def check_same_dtype(name, a, b, names=("A", "B")):
 
 
 def _solve_infer(A, B, name="linalg_solve"):
-    check_square(name, A)
+    check_square(name, A, complex_ok=name == "linalg_solve")
     check_same_dtype(name, A, B)
     a, b = tuple(A.shape), tuple(B.shape)
     if len(b) != len(a) or b[:-2] != a[:-2] or b[-2] != a[-1]:

@@ -356,3 +356,44 @@ def test_a_complex_linear_layer_trains_as_torch():
         losses.append(run)
     np.testing.assert_allclose(losses[0], losses[1], rtol=1e-12)
     assert losses[0][-1] < losses[0][0]
+
+
+# name -> f(lib, A, B) with A complex (2, 3, 3), well conditioned, and B complex (2, 3, 2)
+LINALG_CASES = {
+    "inv": lambda L, A, B: L.linalg.inv(A) + L.inverse(A[0]),
+    "det": lambda L, A, B: L.linalg.det(A) * A.det()[0],
+    "solve": lambda L, A, B: L.linalg.solve(A, B) + L.linalg.solve(A[:1], B),
+    "solve_vector_and_left": lambda L, A, B: L.linalg.solve(A[0], B[0, :, 0])
+    + L.linalg.solve(A, B.mT, left=False)[0, 0],
+    "matrix_power": lambda L, A, B: L.linalg.matrix_power(A, -2) + L.linalg.matrix_power(A, 3),
+}
+
+
+def _system(seed):
+    return _complex((2, 3, 3), seed) + 3 * np.eye(3), _complex((2, 3, 2), seed + 1)
+
+
+@pytest.mark.parametrize("name", sorted(LINALG_CASES))
+def test_complex_linear_algebra_matches_torch(name):
+    torch = pytest.importorskip("torch")
+    a, b = _system(13)
+    results = []
+    for lib in (minflow, torch):
+        A, B = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        out = LINALG_CASES[name](lib, A, B)
+        _loss(out).backward()
+        results.append([t.detach().resolve_conj().numpy() if lib is torch else t.detach().numpy()
+                        for t in (out, A.grad, B.grad if B.grad is not None else B * 0)])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(LINALG_CASES))
+def test_complex_linear_algebra_gradcheck(name):
+    a, b = _system(14)
+    A, B = minflow.tensor(a, requires_grad=True), minflow.tensor(b, requires_grad=True)
+    def fn(x, y):
+        return LINALG_CASES[name](minflow, x, y)
+
+    assert gradcheck(fn, (A, B))
+    assert gradgradcheck(fn, (A, B))

@@ -28,30 +28,36 @@ class DiagonalGradGrad(GradFunction):
         return F.clone(apply(DIAGONAL, (grad_out,), dict(ctx.attrs)))
 
 
+def _conj(x):
+    """conj(x) for a complex x (torch's convention: grads multiply by conjugates), else x."""
+    return F.conj(x) if x.dtype.is_complex else x
+
+
 def _mm(a, b, ta=False, tb=False):
     return apply(MATMUL, (a, b), {"transpose_input": ta, "transpose_other": tb})
 
 
 @register_grad("inverse")
 class InverseGrad(GradFunction):
-    """Y = A^-1: dA = -Y^T g Y^T."""
+    """Y = A^-1: dA = -Y^H g Y^H (^H the conjugate transpose: ^T for real Y)."""
 
     def capture(self, ctx, inputs, outputs, attrs):
         ctx.save_for_backward(outputs[0])
 
     def apply(self, ctx, grad_out):
         y, = ctx.saved_tensors
+        y = _conj(y)
         return -_mm(y, _mm(grad_out, y, tb=True), ta=True)
 
 
 @register_grad("det")
 class DetGrad(GradFunction):
-    """d det(A) = g * det(A) * A^-T (A must be invertible)."""
+    """d det(A) = g * conj(det(A)) * A^-H (A must be invertible; for real A, det A^-T)."""
 
     def capture(self, ctx, inputs, outputs, attrs):
         ctx.save_for_backward(inputs[0], outputs[0])
 
     def apply(self, ctx, grad_out):
         a, d = ctx.saved_tensors
-        scale = F.unsqueeze(F.unsqueeze(grad_out * d, -1), -1)
-        return scale * F.transpose(F.inverse(a), -1, -2)
+        scale = F.unsqueeze(F.unsqueeze(grad_out * _conj(d), -1), -1)
+        return scale * F.transpose(_conj(F.inverse(a)), -1, -2)

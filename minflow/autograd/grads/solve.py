@@ -11,17 +11,23 @@ def mT(x):
     return F.transpose(x, -1, -2)
 
 
+def mH(x):
+    """The conjugate transpose of each matrix (for a real x, its transpose)."""
+    return mT(F.conj(x) if x.dtype.is_complex else x)
+
+
 @register_grad("linalg_solve")
 class LinalgSolveGrad(GradFunction):
-    """X = A^-1 B: grad_B = A^-T g (one more solve), grad_A = -grad_B X^T."""
+    """X = A^-1 B: grad_B = A^-H g (one more solve), grad_A = -grad_B X^H (^H the
+    conjugate transpose: ^T for real A)."""
 
     def capture(self, ctx, inputs, outputs, attrs):
         ctx.save_for_backward(inputs[0], outputs[0] if ctx.needs_input_grad[0] else None)
 
     def apply(self, ctx, grad_out):
         A, X = ctx.saved_tensors
-        grad_B = apply(SOLVE, (mT(A), grad_out), {})
-        grad_A = -F.matmul(grad_B, mT(X)) if ctx.needs_input_grad[0] else None
+        grad_B = apply(SOLVE, (mH(A), grad_out), {})
+        grad_A = -F.matmul(grad_B, mH(X)) if ctx.needs_input_grad[0] else None
         return grad_A, grad_B
 
 

@@ -31,7 +31,7 @@ def diagonal_grad(xp, grad_out, input_size, offset, dim1, dim2):
     return out
 
 
-@register_kernel("inverse", ("cpu", "cuda"), LINALG)
+@register_kernel("inverse", ("cpu", "cuda"), LINALG + COMPLEX)
 def inverse(xp, x):
     try:
         with linalg_raises(xp):
@@ -43,6 +43,6 @@ def inverse(xp, x):
                           f"could not be completed.") from None
 
 
-@register_kernel("det", ("cpu", "cuda"), LINALG)
+@register_kernel("det", ("cpu", "cuda"), LINALG + COMPLEX)
 def det(xp, x):
     return xp.asarray(xp.linalg.det(x))

@@ -7,6 +7,7 @@ raises): every call that can fail runs under ``linalg_raises``.
 from ...core.device import linalg_raises
 from ...core.dispatch import LinAlgError
 from ..registry import register_kernel
+from ...core.dtype import COMPLEX
 from .matrix import LINALG
 
 
@@ -30,7 +31,7 @@ def singular(xp, A):
     return bad
 
 
-@register_kernel("linalg_solve", ("cpu", "cuda"), LINALG)
+@register_kernel("linalg_solve", ("cpu", "cuda"), LINALG + COMPLEX)
 def linalg_solve(xp, A, B):
     try:
         with linalg_raises(xp):
