@@ -496,8 +496,10 @@ def logsumexp(input, dim, keepdim=False):
         input = F.cast(input, dtypes.get_default_dtype())
     if _count(input, dims) == 0:
         return F.log(F.sum(F.exp(input), dims, keepdim=keepdim))
-    # the shift is a constant for autograd: its gradient contributions cancel exactly
-    shift = F.amax(input.detach(), dims, keepdim=True)
+    # the shift is a constant for autograd: its gradient contributions cancel exactly. Of
+    # complex values, the real parts' maximum: exp's modulus is that of the real part
+    shift = F.amax(F.real(input.detach()) if input.dtype.is_complex else input.detach(), dims,
+                   keepdim=True)
     shift = F.where(F.isinf(shift), 0.0, shift)
     out = F.add(F.log(F.sum(F.exp(F.sub(input, shift)), dims, keepdim=True)), shift)
     return out if keepdim else F.reshape(out, _reduced_shape(out.shape, dims, False))

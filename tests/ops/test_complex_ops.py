@@ -65,6 +65,8 @@ CASES = {
     "einsum": lambda L, x, y: L.einsum("ij,kj->ik", x, y) + L.einsum("ij,ij,ij->i", x, y, x),
     "linear": lambda L, x, y: L.nn.functional.linear(x, y, y[:, 0])
     + L.nn.functional.linear(y, x),
+    "sinc_logsumexp": lambda L, x, y: L.sinc(x) * y + L.logsumexp(x * 3, 1, keepdim=True)
+    + L.logsumexp(y, (0, 1)),
 }
 
 
@@ -105,7 +107,7 @@ def test_values_and_grads_match_torch(name):
                                   "reciprocal", "square", "tan_sinh_cosh", "asin_acos_atan",
                                   "asinh_acosh_atanh", "log2_log10_exp2", "cumsum",
                                   "prod_cumprod", "vdot", "var_std", "norms", "einsum",
-                                  "linear"])
+                                  "linear", "sinc_logsumexp"])
 def test_dtypes_of_results_match_torch(name, dtype):
     torch = pytest.importorskip("torch")
     ours = CASES[name](minflow, minflow.tensor(_complex((3, 4), 0, dtype)),
@@ -126,7 +128,7 @@ def test_dtypes_of_results_match_torch(name, dtype):
                                   "tan_sinh_cosh", "asin_acos_atan", "asinh_acosh_atanh",
                                   "log2_log10_exp2", "cumsum", "prod_cumprod", "vdot",
                                   "flip_rot90", "diagonal_trace", "as_strided", "masked_fill",
-                                  "var_std", "norms", "einsum", "linear"])
+                                  "var_std", "norms", "einsum", "linear", "sinc_logsumexp"])
 def test_gradcheck_perturbing_real_and_imaginary_parts(name):
     x = minflow.tensor(_complex((2, 4), 2), requires_grad=True)
     y = minflow.tensor(_complex((2, 4), 3), requires_grad=True)

@@ -91,7 +91,7 @@ def _sinc(grad_out, x):
     safe = F.where(zero, 1.0, x)        # NOTE: keeps 0 / 0 out of the double backward
     scaled = safe * math.pi
     slope = (scaled * F.cos(scaled) - F.sin(scaled)) / (scaled * safe)
-    return F.where(zero, 0.0, grad_out * slope)
+    return F.where(zero, 0.0, grad_out * conj(slope))
 
 
 @_unary("deg2rad")

@@ -32,7 +32,7 @@ def erfc(xp, x):
     return _math_erfc(x).astype(x.dtype)
 
 
-@register_kernel("sinc", ("cpu", "cuda"), FLOATS)
+@register_kernel("sinc", ("cpu", "cuda"), FLOATS + COMPLEX)
 def sinc(xp, x):
     # NOTE: not numpy.sinc, which divides by 1e-20 in place of 0: that is 0 in float16,
     # so sinc(0) would be NaN there. Half precision computes in float32, as torch does.
