@@ -8,7 +8,7 @@ import math
 from ..core import dtype as dtypes
 from ..core.namespace import F
 from ..ops.infer import normalize_dims
-from ..ops.reduce import _complex_dtype, _vector_norm
+from ..ops.reduce import _vector_norm, moduli
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "det"]
 
@@ -30,9 +30,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     >>> minflow.linalg.vector_norm(minflow.tensor([[3.0, 4.0]]), dim=1).tolist()
     [5.0]
     """
-    if x.dtype.is_complex:      # the norm of the moduli, real (as torch)
-        x = F.abs(x if dtype is None else F.cast(x, _complex_dtype("linalg.vector_norm", dtype)))
-        dtype = None
+    if x.dtype.is_complex:
+        x, dtype = moduli("linalg.vector_norm", x, dtype), None
     out_dtype = _float_input("vector_norm", x, dtype)
     if isinstance(ord, (bool, str)) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg.vector_norm: expected ord to be a number, got {ord!r}")
@@ -53,8 +52,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """
     if A.dtype.is_complex and ord in ("fro", 1, -1, math.inf, -math.inf):
         # norms of the moduli (real); the singular-value ones need a complex svd
-        A = F.abs(A if dtype is None else F.cast(A, _complex_dtype("linalg.matrix_norm", dtype)))
-        dtype = None
+        A, dtype = moduli("linalg.matrix_norm", A, dtype), None
     out_dtype = _float_input("matrix_norm", A, dtype)
     if not isinstance(dim, (tuple, list)) or len(dim) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple, got {dim!r}")

@@ -134,7 +134,7 @@ def _float_dtype(dtype):
     return dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
 
 
-def _complex_draw(op_name, shape, dtype, device, requires_grad, **attrs):
+def complex_draw(op_name, shape, dtype, device, requires_grad, **attrs):
     """Complex samples whose real and imaginary parts are drawn alike (``op_name`` with
     ``attrs``), side by side as view_as_complex reads them; as torch's."""
     parts = _create(op_name, False, shape=shape + (2,), dtype=dtypes.to_real(
@@ -277,7 +277,7 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None,
     minflow.Size([2, 2])
     """
     if dtype is not None and dtypes.as_dtype(dtype).is_complex:
-        return _complex_draw("uniform", _shape_attr(shape, "rand", size), dtype, device,
+        return complex_draw("uniform", _shape_attr(shape, "rand", size), dtype, device,
                              requires_grad, generator=generator)
     return _create("uniform", requires_grad, shape=_shape_attr(shape, "rand", size),
                    dtype=_random_float_dtype(dtype, "rand"), device=_device(device),
@@ -297,7 +297,7 @@ def randn(*shape, size=None, generator=None, dtype=None, device=None,
     (minflow.Size([3]), minflow.complex64)
     """
     if dtype is not None and dtypes.as_dtype(dtype).is_complex:
-        return _complex_draw("normal", _shape_attr(shape, "randn", size), dtype, device,
+        return complex_draw("normal", _shape_attr(shape, "randn", size), dtype, device,
                              requires_grad, std=0.5 ** 0.5, generator=generator)
     return _create("normal", requires_grad, shape=_shape_attr(shape, "randn", size),
                    dtype=_random_float_dtype(dtype, "randn"), device=_device(device),
@@ -344,7 +344,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         raise TypeError("normal: expected size when mean and std are numbers, e.g. "
                         "normal(0.0, 1.0, (3,))")
     if dtype is not None and dtypes.as_dtype(dtype).is_complex:     # parts of N(mean, std^2/2)
-        return _complex_draw("normal", _shape_attr((size,), "normal"), dtype, device,
+        return complex_draw("normal", _shape_attr((size,), "normal"), dtype, device,
                              requires_grad, mean=mean, std=std * 0.5 ** 0.5,
                              generator=generator)
     return _create("normal", requires_grad, mean=mean, std=std,

@@ -139,7 +139,7 @@ def vdot(input, other, *, out=None):
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"vdot: 1D tensors expected, but got {input.ndim}D and "
                            f"{other.ndim}D tensors")
-    result = F.dot(F.conj(input) if input.dtype.is_complex else input, other)
+    result = F.dot(F.conj(input), other)        # conj of a real tensor is the tensor
     if out is None:
         return result
     from ..core.inplace import write_out

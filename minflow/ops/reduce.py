@@ -519,9 +519,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     >>> minflow.norm(minflow.tensor([[3., 0.], [0., -4.]]), "nuc").item()
     7.0
     """
-    if input.dtype.is_complex and p != "nuc":       # the norm of the moduli, real
-        input = F.abs(input if dtype is None else F.cast(input, _complex_dtype("norm", dtype)))
-        dtype = None
+    if input.dtype.is_complex and p != "nuc":
+        input, dtype = moduli("norm", input, dtype), None
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"norm: expected a floating point or complex input, got "
                            f"{input.dtype.name}")
@@ -544,13 +543,16 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return F.cast(_vector_norm(x, p, dims, keepdim), out_dtype)
 
 
-def _complex_dtype(name, dtype):
-    """The ``dtype=`` a norm of complex input computes in: a complex one, as torch."""
-    dtype = dtypes.as_dtype(dtype)
-    if not dtype.is_complex:
-        raise RuntimeError(f"{name}: dtype should be complex for a complex input, got "
-                           f"{dtype.name}")
-    return dtype
+def moduli(name, x, dtype):
+    """|x| of a complex x, in ``dtype`` (a complex one, as torch) where given: what a norm
+    of complex values is the norm of (real)."""
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+        if not dtype.is_complex:
+            raise RuntimeError(f"{name}: dtype should be complex for a complex input, got "
+                               f"{dtype.name}")
+        x = F.cast(x, dtype)
+    return F.abs(x)
 
 
 def _abs_pow(x, p):

@@ -18,6 +18,7 @@ from ..core.namespace import F
 from ..core.tensor import Tensor
 from ..core.tensor_options import tensor_options
 from . import infer
+from .creation import complex_draw
 from .registry import Attr, define_op, get_op
 
 __all__ = ["randperm", "multinomial", "bernoulli"]
@@ -127,11 +128,11 @@ def bernoulli(input, p=None, *, generator=None):
 def _draw(self, op_name, **attrs):
     """Samples shaped like self; a complex self gets real and imaginary parts drawn alike,
     side by side (as torch)."""
-    shape, dtype, complex_ = tuple(self._data.shape), self.dtype, self.dtype.is_complex
-    if complex_:
-        shape, dtype = shape + (2,), dtypes.to_real(dtype)
-    out = apply(get_op(op_name), (), dict(attrs, shape=shape, dtype=dtype, device=self.device))
-    return F.view_as_complex(out) if complex_ else out
+    shape = tuple(self._data.shape)
+    if self.dtype.is_complex:
+        return complex_draw(op_name, shape, self.dtype, self.device, False, **attrs)
+    return apply(get_op(op_name), (), dict(attrs, shape=shape, dtype=self.dtype,
+                                           device=self.device))
 
 
 def _float_self(self, name, complex_ok=False):

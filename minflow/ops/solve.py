@@ -41,8 +41,8 @@ def check_same_dtype(name, a, b, names=("A", "B")):
                            f"{b.dtype.name} instead")
 
 
-def _solve_infer(A, B, name="linalg_solve"):
-    check_square(name, A, complex_ok=name == "linalg_solve")
+def _solve_infer(A, B, name="linalg_solve", complex_ok=False):
+    check_square(name, A, complex_ok=complex_ok)
     check_same_dtype(name, A, B)
     a, b = tuple(A.shape), tuple(B.shape)
     if len(b) != len(a) or b[:-2] != a[:-2] or b[-2] != a[-1]:
@@ -51,7 +51,8 @@ def _solve_infer(A, B, name="linalg_solve"):
     return b, B.dtype
 
 
-SOLVE = define_op("linalg_solve", ["A", "B"], infer=_solve_infer, traits=OPAQUE,
+SOLVE = define_op("linalg_solve", ["A", "B"], traits=OPAQUE,
+                  infer=lambda A, B: _solve_infer(A, B, complex_ok=True),
                   doc="X with A X = B for each square A; B has A's batch dims.")
 SOLVE_TRIANGULAR = define_op(
     "linalg_solve_triangular", ["A", "B"],

@@ -97,7 +97,7 @@ class EinsumGrad(GradFunction):
         ctx.save_for_backward(*inputs[0])
 
     def apply(self, ctx, grad_out):
-        operands = [F.conj(x) if x.dtype.is_complex else x for x in ctx.saved_tensors]
+        operands = [conj(x) for x in ctx.saved_tensors]
         lhs, rhs = ctx.equation.split("->")
         terms = lhs.split(",")
         grads = []

@@ -4,6 +4,7 @@ from ...core.namespace import F
 from ...ops.linalg import MATMUL
 from ...ops.matrix import DIAGONAL, DIAGONAL_GRAD
 from ..node import GradFunction, register_grad
+from .util import conj
 
 
 @register_grad("diagonal")
@@ -28,11 +29,6 @@ class DiagonalGradGrad(GradFunction):
         return F.clone(apply(DIAGONAL, (grad_out,), dict(ctx.attrs)))
 
 
-def _conj(x):
-    """conj(x) for a complex x (torch's convention: grads multiply by conjugates), else x."""
-    return F.conj(x) if x.dtype.is_complex else x
-
-
 def _mm(a, b, ta=False, tb=False):
     return apply(MATMUL, (a, b), {"transpose_input": ta, "transpose_other": tb})
 
@@ -46,7 +42,7 @@ class InverseGrad(GradFunction):
 
     def apply(self, ctx, grad_out):
         y, = ctx.saved_tensors
-        y = _conj(y)
+        y = conj(y)
         return -_mm(y, _mm(grad_out, y, tb=True), ta=True)
 
 
@@ -59,5 +55,5 @@ class DetGrad(GradFunction):
 
     def apply(self, ctx, grad_out):
         a, d = ctx.saved_tensors
-        scale = F.unsqueeze(F.unsqueeze(grad_out * _conj(d), -1), -1)
-        return scale * F.transpose(_conj(F.inverse(a)), -1, -2)
+        scale = F.unsqueeze(F.unsqueeze(grad_out * conj(d), -1), -1)
+        return scale * F.transpose(conj(F.inverse(a)), -1, -2)

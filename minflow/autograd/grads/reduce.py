@@ -6,6 +6,7 @@ from ...core.namespace import F
 from ...ops.registry import get_op
 from ...ops.shape import EXPAND
 from ..node import GradFunction, register_grad
+from .util import conj
 
 
 def expand_reduced(grad_out, shape, dims, keepdim):
@@ -47,9 +48,7 @@ class ProdGrad(GradFunction):
         ctx.dims, ctx.keepdim = attrs["dim"], attrs["keepdim"]
 
     def apply(self, ctx, grad_out):
-        x, = ctx.saved_tensors
-        if x.dtype.is_complex:
-            x = F.conj(x)
+        x = conj(ctx.saved_tensors[0])
         dims = ctx.dims
         grad_out = expand_reduced(grad_out, x.shape, dims, ctx.keepdim)
         if _recording_at_zero(x):
@@ -172,8 +171,7 @@ class CumprodGrad(GradFunction):
         x, out = ctx.saved_tensors
         if x.ndim == 0:
             return grad_out
-        if x.dtype.is_complex:      # the same formulas on conj(x): torch's convention
-            x, out = F.conj(x), F.conj(out)
+        x, out = conj(x), conj(out)     # for complex x, the same formulas: torch's convention
         dim = ctx.dim
         if _recording_at_zero(x):
             return _cumprod_grad_at_zeros(x, grad_out, dim)

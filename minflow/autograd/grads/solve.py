@@ -4,6 +4,7 @@ from ...core.dispatch import apply
 from ...core.namespace import F
 from ...ops.solve import CHOLESKY_SOLVE, MATRIX_EXP, SOLVE, SOLVE_TRIANGULAR
 from ..node import GradFunction, register_grad
+from .util import conj
 
 
 def mT(x):
@@ -13,7 +14,7 @@ def mT(x):
 
 def mH(x):
     """The conjugate transpose of each matrix (for a real x, its transpose)."""
-    return mT(F.conj(x) if x.dtype.is_complex else x)
+    return mT(conj(x))
 
 
 @register_grad("linalg_solve")
